@@ -1,0 +1,158 @@
+"""Actions: small immutable values with one text form shared by every front end.
+
+The text form (``place R11 R9``, ``score R x2 pay B7 B5``) is what the command line, the
+terminal game, logs and error messages show, and ``parse_action`` reads it back. ``repr``
+is ``parse_action('...')`` so that a logged action can be pasted into Python.
+Tile tuples are kept in descending order, so two spellings of one move are one value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from noreturn.engine.errors import NotationError
+from noreturn.engine.tiles import (
+    COLOUR_LETTERS,
+    parse_colour,
+    parse_tile,
+    tile_code,
+    tiles_text,
+)
+
+
+def _canonical(tiles: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(sorted(tiles, reverse=True))
+
+
+class _Text:
+    """Mixin: ``repr`` pastes back through ``parse_action``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"parse_action({str(self)!r})"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Mulligan(_Text):
+    """Set ``tiles`` aside before the first turn (possibly none) and draw as many."""
+
+    tiles: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tiles", _canonical(self.tiles))
+
+    def __str__(self) -> str:
+        return f"mulligan {tiles_text(self.tiles)}".rstrip()
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Declare(_Text):
+    """Switch to phase 2 for good; the same turn goes on with a phase-2 action."""
+
+    def __str__(self) -> str:
+        return "declare"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Exchange(_Text):
+    """Remove 1..exchange_limit hand tiles from the game; the refill replaces them."""
+
+    tiles: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tiles", _canonical(self.tiles))
+
+    def __str__(self) -> str:
+        return f"exchange {tiles_text(self.tiles)}".rstrip()
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Place(_Text):
+    """Add hand tiles of one colour to that colour's row (phase 1)."""
+
+    tiles: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tiles", _canonical(self.tiles))
+
+    def __str__(self) -> str:
+        return f"place {tiles_text(self.tiles)}".rstrip()
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Score(_Text):
+    """Move the ``count`` lowest tiles of row ``row`` to the score pile, paying with ``pay``."""
+
+    row: int
+    count: int
+    pay: tuple[int, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pay", _canonical(self.pay))
+
+    def __str__(self) -> str:
+        return f"score {COLOUR_LETTERS[self.row]} x{self.count} pay {tiles_text(self.pay)}".rstrip()
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Pass(_Text):
+    """No legal action: the turn changes nothing."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Draw(_Text):
+    """Chance: one tile taken from the bag by the player who is drawing."""
+
+    tile: int
+
+    def __str__(self) -> str:
+        return f"draw {tile_code(self.tile)}"
+
+
+PlayerAction = Mulligan | Declare | Exchange | Place | Score | Pass
+Action = PlayerAction | Draw
+
+_TILE_ACTIONS: dict[str, type[Mulligan] | type[Exchange] | type[Place]] = {
+    "mulligan": Mulligan,
+    "exchange": Exchange,
+    "place": Place,
+}
+
+ACTION_HELP = (
+    "actions are written: place R11 R9 | exchange B3 G7 | score R x2 pay B7 B5 | declare | "
+    "pass | mulligan [tiles]"
+)
+
+
+def parse_action(text: str) -> Action:
+    """The action written ``text`` in the shared text form.
+
+    Raises:
+        NotationError: the text is not an action; the message shows the accepted forms.
+    """
+    words = text.split()
+    if not words:
+        raise NotationError(f"empty action: {ACTION_HELP}")
+    verb, args = words[0].lower(), words[1:]
+    if verb in _TILE_ACTIONS:
+        return _TILE_ACTIONS[verb](tuple(parse_tile(w) for w in args))
+    if verb in ("declare", "pass") and not args:
+        return Declare() if verb == "declare" else Pass()
+    if verb == "draw" and len(args) == 1:
+        return Draw(parse_tile(args[0]))
+    if verb == "score":
+        return _parse_score(text, args)
+    raise NotationError(f"{text!r} is not an action: {ACTION_HELP}")
+
+
+def _parse_score(text: str, args: list[str]) -> Score:
+    if len(args) < 3 or args[2].lower() != "pay" or not args[1].lower().startswith("x"):
+        raise NotationError(f"{text!r} is not a score action: write score R x2 pay B7 B5")
+    count_text = args[1][1:]
+    if not count_text.isdigit():
+        raise NotationError(f"{text!r}: the count must be x followed by a number, such as x2")
+    return Score(parse_colour(args[0]), int(count_text), tuple(parse_tile(w) for w in args[3:]))

@@ -1,0 +1,278 @@
+"""Which actions the rules allow: the complete list, and the reason a given one is refused.
+
+Both work on the hand sorted ascending, where equal tiles sit side by side. A choice of
+tiles is a set of hand positions; among equal tiles only the lowest positions are used, so
+two equal tiles are one choice, never two. The list comes out in the order of the dense
+action ids (``encoding.py``), which is the canonical order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from noreturn.engine.actions import (
+    Action,
+    Declare,
+    Draw,
+    Exchange,
+    Mulligan,
+    Pass,
+    Place,
+    Score,
+)
+from noreturn.engine.errors import IllegalActionError
+from noreturn.engine.state import MULLIGAN, OVER, GameState
+from noreturn.engine.tiles import (
+    COLOUR_LETTERS,
+    COLOUR_NAMES,
+    VALUE_BITS,
+    VALUE_MASK,
+    tile_code,
+    tiles_text,
+)
+
+Choice = tuple[int, tuple[int, ...], int]
+"""A choice of hand tiles: (mask of hand positions, tiles descending, sum of values)."""
+
+
+def sub_choices(hand: list[int], lo: int, hi: int) -> list[Choice]:
+    """Every distinct sub-multiset of ``hand[lo:hi]`` (the empty one first), by mask.
+
+    ``hand`` is sorted ascending; each run of equal tiles contributes a prefix of its
+    positions, which gives every multiset exactly one mask.
+    """
+    out: list[Choice] = [(0, (), 0)]
+    i = lo
+    while i < hi:
+        tile = hand[i]
+        j = i
+        while j < hi and hand[j] == tile:
+            j += 1
+        grown: list[Choice] = []
+        for mask, tiles, total in out:
+            more_mask, more_tiles, more_total = mask, tiles, total
+            for pos in range(i, j):
+                more_mask |= 1 << pos
+                more_tiles = (tile, *more_tiles)
+                more_total += tile & VALUE_MASK
+                grown.append((more_mask, more_tiles, more_total))
+        out.extend(grown)
+        i = j
+    out.sort()
+    return out
+
+
+def colour_ranges(hand: list[int], colours: int) -> list[tuple[int, int]]:
+    """For each colour, the slice ``(lo, hi)`` of the sorted hand holding its tiles."""
+    bounds = []
+    pos = 0
+    for c in range(colours):
+        lo = pos
+        while pos < len(hand) and hand[pos] >> VALUE_BITS == c:
+            pos += 1
+        bounds.append((lo, pos))
+    return bounds
+
+
+def legal_actions(state: GameState) -> list[Action]:
+    """Every action allowed now, each exactly once, in canonical (action id) order.
+
+    At a chance node these are the distinct tiles that can be drawn.
+    """
+    if state.stage == OVER:
+        return []
+    if state.draws_due:
+        return [Draw(t) for t in sorted(set(state.bag))]
+    seat = state.to_move
+    hand = sorted(state.hands[seat])
+    everything = sub_choices(hand, 0, len(hand))
+    if state.stage == MULLIGAN:
+        limit = len(state.bag)
+        return [Mulligan(tiles) for _, tiles, _ in everything if len(tiles) <= limit]
+    limit = state.rules.exchange_limit
+    actions: list[Action] = [Exchange(t) for _, t, _ in everything if 1 <= len(t) <= limit]
+    ranges = colour_ranges(hand, state.rules.colors)
+    if state.phases[seat] == 1:
+        actions += _places(state, hand, ranges)
+        return [Declare(), *actions] if actions else [Pass(), Declare()]
+    actions += _scores(state, hand, ranges)
+    return actions or [Pass()]
+
+
+def _places(state: GameState, hand: list[int], ranges: list[tuple[int, int]]) -> list[Action]:
+    places: list[Action] = []
+    for colour, (lo, hi) in enumerate(ranges):
+        row = state.rows[state.to_move][colour]
+        end = lo
+        while end < hi and (not row or hand[end] & VALUE_MASK <= row[-1]):
+            end += 1
+        places += [Place(tiles) for _, tiles, _ in sub_choices(hand, lo, end)[1:]]
+    return places
+
+
+def _scores(state: GameState, hand: list[int], ranges: list[tuple[int, int]]) -> list[Action]:
+    payments = [sub_choices(hand, lo, hi)[1:] for lo, hi in ranges]
+    scores: list[Action] = []
+    for colour, row in enumerate(state.rows[state.to_move]):
+        due = 0
+        for count in range(1, len(row) + 1):
+            due += row[-count]
+            scores += [
+                Score(colour, count, tiles)
+                for choices in payments
+                for _, tiles, total in choices
+                if total >= due
+            ]
+    return scores
+
+
+def check(state: GameState, action: Action) -> None:
+    """Raise ``IllegalActionError`` if ``action`` is not legal now; change nothing.
+
+    The message names the broken rule in a player's words ("you", "your red row").
+    """
+    reason = why_illegal(state, action)
+    if reason is not None:
+        raise IllegalActionError(f"{action}: {reason}")
+
+
+def why_illegal(state: GameState, action: Action) -> str | None:
+    """The rule ``action`` breaks now, in a player's words, or ``None`` if it is legal."""
+    if state.stage == OVER:
+        return "the game is over"
+    if type(action) not in _TILES_OF:
+        return f"{action!r} is not an action"
+    tiles = _TILES_OF[type(action)](action)
+    problem = _malformed(state, tiles)
+    if problem:
+        return problem
+    if state.draws_due or type(action) is Draw:
+        return _draw_problem(state, action)
+    if state.stage == MULLIGAN:
+        return _mulligan_problem(state, action, tiles)
+    if type(action) is Mulligan:
+        return "the mulligan is over: each player sets tiles aside only once, before the first turn"
+    return _turn_problem(state, action, tiles)
+
+
+_TILES_OF: dict[type, Callable[[Any], tuple[int, ...]]] = {
+    Draw: lambda a: (a.tile,),
+    Mulligan: lambda a: a.tiles,
+    Exchange: lambda a: a.tiles,
+    Place: lambda a: a.tiles,
+    Score: lambda a: a.pay,
+    Declare: lambda a: (),
+    Pass: lambda a: (),
+}
+
+
+def _malformed(state: GameState, tiles: tuple[int, ...]) -> str | None:
+    rules = state.rules
+    for tile in tiles:
+        if type(tile) is not int or not rules.is_tile(tile):
+            return (f"{tile_code(tile) if type(tile) is int else repr(tile)} is not a tile of "
+                    f"this game: colours {COLOUR_LETTERS[:rules.colors]}, values 1 to "
+                    f"{rules.max_value}")
+    return None
+
+
+def _draw_problem(state: GameState, action: Action) -> str | None:
+    if not state.draws_due:
+        return "no draw is due now"
+    if type(action) is not Draw:
+        return (f"player {state.to_move} must first draw {state.draws_due} more "
+                f"tile{'s' if state.draws_due > 1 else ''} from the bag")
+    if action.tile not in state.bag:
+        return f"{tile_code(action.tile)} is not in the bag"
+    return None
+
+
+def _not_held(state: GameState, tiles: tuple[int, ...]) -> str | None:
+    held = Counter(state.hands[state.to_move])
+    for tile, wanted in Counter(tiles).items():
+        if held[tile] < wanted:
+            have = held[tile]
+            return (f"you do not hold {tile_code(tile)}" if not have else
+                    f"you hold only {have} {tile_code(tile)}, not {wanted}")
+    return None
+
+
+def _mulligan_problem(state: GameState, action: Action, tiles: tuple[int, ...]) -> str | None:
+    if type(action) is not Mulligan:
+        return ("first comes the mulligan: choose the tiles to set aside "
+                "(none is a choice too)")
+    if len(tiles) > len(state.bag):
+        return f"you can set aside at most {len(state.bag)} tiles: that is all the bag holds"
+    return _not_held(state, tiles)
+
+
+def _turn_problem(state: GameState, action: Action, tiles: tuple[int, ...]) -> str | None:
+    phase = state.phases[state.to_move]
+    kind = type(action)
+    if kind is Declare:
+        return "you are already in phase 2, and there is no return" if phase == 2 else None
+    if kind is Pass:
+        if state.hands[state.to_move]:
+            return "you may pass only when you have no legal action: you can exchange"
+        return None
+    if kind is Exchange:
+        limit = state.rules.exchange_limit
+        if not 1 <= len(tiles) <= limit:
+            return f"exchange 1 to {limit} tiles, not {len(tiles)}"
+        return _not_held(state, tiles)
+    if kind is Place:
+        return _place_problem(state, tiles, phase)
+    if not isinstance(action, Score):
+        return f"{action!r} is not an action"
+    return _score_problem(state, action, phase)
+
+
+def _one_colour(tiles: tuple[int, ...], verb: str) -> str | None:
+    if not tiles:
+        return f"{verb} at least one tile"
+    if len({t >> VALUE_BITS for t in tiles}) > 1:
+        return f"{verb} tiles of one colour only"
+    return None
+
+
+def _place_problem(state: GameState, tiles: tuple[int, ...], phase: int) -> str | None:
+    if phase == 2:
+        return "you are in phase 2: you can score or exchange, but no longer place"
+    problem = _one_colour(tiles, "place") or _not_held(state, tiles)
+    if problem:
+        return problem
+    colour = tiles[0] >> VALUE_BITS
+    row = state.rows[state.to_move][colour]
+    if row and tiles[0] & VALUE_MASK > row[-1]:
+        lowest = tile_code(colour << VALUE_BITS | row[-1])
+        return (f"{tile_code(tiles[0])} is higher than {lowest}, the lowest tile of your "
+                f"{COLOUR_NAMES[colour]} row; a row only ever goes down")
+    return None
+
+
+def _score_problem(state: GameState, action: Score, phase: int) -> str | None:
+    if phase == 1:
+        return "you are in phase 1: declare phase 2 before you score"
+    colours = state.rules.colors
+    if type(action.row) is not int or not 0 <= action.row < colours:
+        return f"there is no such row: rows are {', '.join(COLOUR_LETTERS[:colours])}"
+    name = COLOUR_NAMES[action.row]
+    row = state.rows[state.to_move][action.row]
+    if not row:
+        return f"you have no {name} row to score"
+    if type(action.count) is not int or not 1 <= action.count <= len(row):
+        return (f"your {name} row has {len(row)} tile{'s' if len(row) > 1 else ''}: "
+                f"score 1 to {len(row)} of them, not {action.count}")
+    problem = _one_colour(action.pay, "pay with") or _not_held(state, action.pay)
+    if problem:
+        return problem
+    due = sum(row[-action.count:])
+    paid = sum(t & VALUE_MASK for t in action.pay)
+    if paid < due:
+        lowest = "lowest tile" if action.count == 1 else f"{action.count} lowest tiles"
+        verb = "is worth" if len(action.pay) == 1 else "sum to"
+        return (f"{tiles_text(action.pay)} {verb} {paid}, less than {due}, "
+                f"the sum of the {lowest} of your {name} row")
+    return None

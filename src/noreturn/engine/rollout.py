@@ -1,0 +1,189 @@
+"""The rollout policy: random legal play sampled directly, without listing legal actions.
+
+Search bots spend their time in playouts, so this policy draws its choice straight from the
+hand and rows instead of enumerating every action (which can run to thousands in phase 2).
+
+- mulligan: each hand tile is set aside with probability 1/4 (at most as many as the bag
+  holds);
+- phase 1: declare with probability 1/10 and act as in phase 2; otherwise, if a PLACE is
+  legal, PLACE with probability 3/4, else EXCHANGE. PLACE: a colour uniformly among those
+  with a placeable tile, then a uniformly random non-empty subset of that colour's
+  placeable tiles (subsets of tile instances: each tile in with probability 1/2, redrawn
+  while empty);
+- phase 2: if a SCORE is legal, SCORE with probability 3/4, else EXCHANGE. SCORE: a row
+  uniformly among payable rows, a count uniformly among the payable counts, a paying colour
+  uniformly among those whose hand sum covers it, then a uniformly random covering subset
+  of that colour's tiles;
+- EXCHANGE: k uniform in 1..min(exchange_limit, hand), then a uniformly random k-subset.
+- PASS only when the hand is empty (then nothing else is legal).
+
+``choose`` returns the decision as a small tuple; ``rollout_action`` wraps it into an
+action value and ``playout`` applies it directly, so both follow one policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from random import Random
+
+from noreturn.engine.actions import (
+    Action,
+    Declare,
+    Exchange,
+    Mulligan,
+    Pass,
+    Place,
+    Score,
+)
+from noreturn.engine.state import MULLIGAN, OVER, GameState
+
+PASS, DECLARE, MULLIGAN_CHOICE, EXCHANGE, PLACE, SCORE = range(6)
+Choice = tuple[int, int, int, tuple[int, ...]]
+"""(kind, row colour, count, tiles); row and count only mean something for SCORE."""
+
+
+def choose(state: GameState, rng: Random) -> Choice:
+    """The rollout policy's decision for the player to move (not at a chance node)."""
+    random = rng.random
+    seat = state.to_move
+    hand = state.hands[seat]
+    if state.stage == MULLIGAN:
+        tiles = tuple([t for t in hand if random() < 0.25][: len(state.bag)])
+        return (MULLIGAN_CHOICE, 0, 0, tiles)
+    if state.phases[seat] == 1:
+        if random() < 0.1:
+            return (DECLARE, 0, 0, ())
+        placeable = _placeable(hand, state.rows[seat])
+        if placeable and random() < 0.75:
+            colour_tiles = placeable[int(random() * len(placeable))]
+            return (PLACE, 0, 0, _nonempty_subset(colour_tiles, random))
+    else:
+        choice = _score_choice(hand, state.rows[seat], random)
+        if choice is not None:
+            return choice
+    if not hand:
+        return (PASS, 0, 0, ())
+    return (EXCHANGE, 0, 0, _exchange_tiles(hand, state.rules.exchange_limit, random))
+
+
+def _placeable(hand: list[int], rows: list[list[int]]) -> list[list[int]]:
+    """The placeable hand tiles, one list per colour that has any."""
+    by_colour: dict[int, list[int]] = {}
+    for t in hand:
+        row = rows[t >> 5]
+        if not row or t & 31 <= row[-1]:
+            if t >> 5 in by_colour:
+                by_colour[t >> 5].append(t)
+            else:
+                by_colour[t >> 5] = [t]
+    return list(by_colour.values())
+
+
+def _nonempty_subset(tiles: list[int], random: Callable[[], float]) -> tuple[int, ...]:
+    draw = random
+    while True:
+        chosen = tuple([t for t in tiles if draw() < 0.5])
+        if chosen:
+            return chosen
+
+
+def _score_choice(
+    hand: list[int], rows: list[list[int]], random: Callable[[], float]
+) -> Choice | None:
+    draw = random
+    power: dict[int, int] = {}
+    for t in hand:
+        power[t >> 5] = power.get(t >> 5, 0) + (t & 31)
+    if not power:
+        return None
+    best = max(power.values())
+    payable = [c for c, row in enumerate(rows) if row and row[-1] <= best]
+    if not payable or draw() >= 0.75:
+        return None
+    colour = payable[int(draw() * len(payable))]
+    row = rows[colour]
+    dues = []
+    due = 0
+    for v in reversed(row):
+        due += v
+        if due > best:
+            break
+        dues.append(due)
+    count = int(draw() * len(dues))
+    due = dues[count]
+    payers = [c for c, total in power.items() if total >= due]
+    payer = payers[int(draw() * len(payers))]
+    tiles = [t for t in hand if t >> 5 == payer]
+    return (SCORE, colour, count + 1, _covering_subset(tiles, due, draw))
+
+
+def _covering_subset(tiles: list[int], due: int, random: Callable[[], float]) -> tuple[int, ...]:
+    """A uniformly random subset of ``tiles`` whose values sum to at least ``due``.
+
+    Rejection sampling first (cheap when most subsets cover); if that keeps failing, a
+    uniform pick among all covering subsets, which leaves the distribution uniform.
+    """
+    draw = random
+    for _ in range(8):
+        chosen = [t for t in tiles if draw() < 0.5]
+        if sum(t & 31 for t in chosen) >= due:
+            return tuple(chosen)
+    n = len(tiles)
+    covering = [
+        m for m in range(1, 1 << n) if sum(tiles[i] & 31 for i in range(n) if m >> i & 1) >= due
+    ]
+    mask = covering[int(draw() * len(covering))]
+    return tuple(tiles[i] for i in range(n) if mask >> i & 1)
+
+
+def _exchange_tiles(hand: list[int], limit: int, random: Callable[[], float]) -> tuple[int, ...]:
+    draw = random
+    rest = hand[:]
+    count = 1 + int(draw() * min(limit, len(rest)))
+    return tuple([rest.pop(int(draw() * len(rest))) for _ in range(count)])
+
+
+def rollout_action(state: GameState, rng: Random) -> Action:
+    """The rollout policy's decision as an action value (for records and simulation)."""
+    kind, row, count, tiles = choose(state, rng)
+    if kind == PLACE:
+        return Place(tiles)
+    if kind == EXCHANGE:
+        return Exchange(tiles)
+    if kind == SCORE:
+        return Score(row, count, tiles)
+    if kind == DECLARE:
+        return Declare()
+    if kind == MULLIGAN_CHOICE:
+        return Mulligan(tiles)
+    return Pass()
+
+
+def playout(state: GameState, rng: Random) -> int:
+    """Play ``state`` to the end with the rollout policy, in place; returns the turns taken.
+
+    Draws are sampled with ``rng`` too. This is the hot loop of search bots and ``bench``,
+    so it calls the state's internal steps directly rather than building action values.
+    """
+    random = rng.random
+    bag = state.bag
+    start_turns = state.turns
+    while state.stage != OVER:
+        if state.draws_due:
+            state._take(int(random() * len(bag)))
+            continue
+        kind, row, count, tiles = choose(state, rng)
+        if kind == PLACE:
+            state._place(tiles)
+        elif kind == EXCHANGE:
+            state._exchange(tiles)
+        elif kind == SCORE:
+            state._score(row, count, tiles)
+        elif kind == DECLARE:
+            state.phases[state.to_move] = 2
+            state.declared += 1
+        elif kind == MULLIGAN_CHOICE:
+            state._mulligan(tiles)
+        else:
+            state._end_turn()
+    return state.turns - start_turns

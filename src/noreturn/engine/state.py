@@ -1,0 +1,304 @@
+"""The game state and the unchecked, fast way to change it.
+
+The state is mutable and changed in place by ``apply``; ``clone`` copies it cheaply. That
+is what search and simulation need: a playout applies thousands of actions, and copying an
+immutable state on each would cost more than the rules themselves.
+
+Chance is explicit. Whenever tiles must be drawn (deal, mulligan, refill) the state is a
+chance node (``is_chance()``): the next action must be a ``Draw`` of one tile from the bag,
+given by a record or a script, or sampled with ``sample_draw(rng)``. Nothing here holds a
+random generator.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from random import Random
+
+from noreturn.engine.actions import (
+    Action,
+    Declare,
+    Draw,
+    Exchange,
+    Mulligan,
+    Place,
+    Score,
+)
+from noreturn.engine.errors import RulesError
+from noreturn.engine.tiles import VALUE_BITS, VALUE_MASK, Rules
+
+DEAL, MULLIGAN, PLAY, OVER = 0, 1, 2, 3
+STAGE_NAMES = ("deal", "mulligan", "play", "over")
+
+
+class GameState:
+    """Everything about one game, hidden parts included; show a seat only ``view(state, seat)``.
+
+    Attributes (read them; change them only through ``apply``/``play``):
+        rules: the size parameters.
+        start: the starting seat; ``last`` is the seat just before it, who ends a round.
+        to_move: the seat to act, or to draw when ``draws_due`` > 0.
+        stage: DEAL, MULLIGAN, PLAY or OVER.
+        bag: the tiles in the bag; its order carries no meaning.
+        hands: each seat's hand, in no particular order.
+        rows: ``rows[seat][colour]`` is that row's values, first (highest) to last (lowest).
+        piles, pile_sums: each seat's score pile (tiles) and its sum.
+        phases: 1 or 2 per seat; ``declared`` counts the seats in phase 2.
+        exchanged: the tiles each seat removed by EXCHANGE (hidden from the others).
+        paid: the tiles each seat paid in SCORE actions (public).
+        mulligan_tiles: the tiles each seat set aside, ``None`` before its mulligan.
+        aside: set-aside tiles waiting to go back to the bag after the last mulligan.
+        row_tiles: how many tiles lie in all rows together (for the early end).
+        draws_due: tiles still to be drawn by ``to_move`` before play goes on.
+        ending: the bag has run empty during play; the round is being completed.
+        turns: completed turns since the first one.
+    """
+
+    __slots__ = (
+        "rules", "n", "hand_size", "start", "last", "to_move", "stage", "bag", "hands",
+        "rows", "piles", "pile_sums", "phases", "declared", "exchanged", "paid",
+        "mulligan_tiles", "aside", "row_tiles", "draws_due", "ending", "turns",
+    )
+
+    def __init__(self, rules: Rules, start_player: int) -> None:
+        """A game before the deal: every tile in the bag, the first deal draw due."""
+        n = rules.players
+        if type(start_player) is not int or not 0 <= start_player < n:
+            raise RulesError(f"start player must be a seat from 0 to {n - 1}, not {start_player!r}")
+        self.rules = rules
+        self.n = n
+        self.hand_size = rules.hand_size
+        self.start = start_player
+        self.last = (start_player - 1) % n
+        self.to_move = start_player
+        self.stage = DEAL
+        self.bag = rules.all_tiles()
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.rows: list[list[list[int]]] = [[[] for _ in range(rules.colors)] for _ in range(n)]
+        self.piles: list[list[int]] = [[] for _ in range(n)]
+        self.pile_sums = [0] * n
+        self.phases = [1] * n
+        self.declared = 0
+        self.exchanged: list[list[int]] = [[] for _ in range(n)]
+        self.paid: list[list[int]] = [[] for _ in range(n)]
+        self.mulligan_tiles: list[list[int] | None] = [None] * n
+        self.aside: list[int] = []
+        self.row_tiles = 0
+        self.draws_due = rules.hand_size
+        self.ending = False
+        self.turns = 0
+
+    # ----------------------------------------------------------------- questions
+    def is_chance(self) -> bool:
+        """Whether the next action is a ``Draw``."""
+        return self.draws_due > 0
+
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.stage == OVER
+
+    def row_sum(self, seat: int) -> int:
+        """The sum of the tiles still in ``seat``'s rows."""
+        return sum(sum(row) for row in self.rows[seat])
+
+    def scores(self) -> list[int]:
+        """Each seat's score if the game ended now: score pile minus rows."""
+        return [self.pile_sums[s] - self.row_sum(s) for s in range(self.n)]
+
+    def ranks(self) -> list[int]:
+        """1 + the number of seats with a strictly higher score; equal scores share a rank."""
+        scores = self.scores()
+        return [1 + sum(other > mine for other in scores) for mine in scores]
+
+    def chance_outcomes(self) -> list[tuple[Draw, float]]:
+        """The possible draws with their probabilities, by tile ascending."""
+        size = len(self.bag)
+        return [(Draw(t), c / size) for t, c in sorted(Counter(self.bag).items())]
+
+    def sample_draw(self, rng: Random) -> Draw:
+        """A draw sampled from the bag: each tile equally likely."""
+        return Draw(self.bag[int(rng.random() * len(self.bag))])
+
+    # ------------------------------------------------------------------- copies
+    def clone(self) -> GameState:
+        """An independent copy; cheap enough to take once per search iteration."""
+        other = GameState.__new__(GameState)
+        for name in ("rules", "n", "hand_size", "start", "last", "to_move", "stage",
+                     "declared", "row_tiles", "draws_due", "ending", "turns"):
+            setattr(other, name, getattr(self, name))
+        other.bag = self.bag[:]
+        other.hands = [h[:] for h in self.hands]
+        other.rows = [[r[:] for r in rows] for rows in self.rows]
+        other.piles = [p[:] for p in self.piles]
+        other.pile_sums = self.pile_sums[:]
+        other.phases = self.phases[:]
+        other.exchanged = [e[:] for e in self.exchanged]
+        other.paid = [p[:] for p in self.paid]
+        other.mulligan_tiles = [None if m is None else m[:] for m in self.mulligan_tiles]
+        other.aside = self.aside[:]
+        return other
+
+    def key(self) -> tuple[object, ...]:
+        """A value equal for two states exactly when they are the same game position.
+
+        Orders of hands, bag and removed tiles carry no meaning, so they are sorted here.
+        """
+        def srt(tiles: list[int] | None) -> tuple[int, ...] | None:
+            return None if tiles is None else tuple(sorted(tiles))
+
+        return (
+            self.rules, self.start, self.to_move, self.stage, srt(self.bag),
+            tuple(srt(h) for h in self.hands),
+            tuple(tuple(tuple(r) for r in rows) for rows in self.rows),
+            tuple(srt(p) for p in self.piles), tuple(self.phases),
+            tuple(srt(e) for e in self.exchanged), tuple(srt(p) for p in self.paid),
+            tuple(srt(m) for m in self.mulligan_tiles), srt(self.aside),
+            self.draws_due, self.ending, self.turns,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GameState) and self.key() == other.key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: equal states may change apart
+
+    # ------------------------------------------------------------------ changes
+    def apply(self, action: Action) -> None:
+        """Apply ``action`` without checking it (see ``play`` for the checked way).
+
+        For bots, simulation and learning after masking: an illegal action here corrupts the
+        state instead of raising.
+        """
+        kind = type(action)
+        if kind is Draw:
+            self._take(self.bag.index(action.tile))  # type: ignore[union-attr]
+        elif kind is Place:
+            self._place(action.tiles)  # type: ignore[union-attr]
+        elif kind is Exchange:
+            self._exchange(action.tiles)  # type: ignore[union-attr]
+        elif kind is Score:
+            self._score(action.row, action.count, action.pay)  # type: ignore[union-attr]
+        elif kind is Declare:
+            self.phases[self.to_move] = 2
+            self.declared += 1
+        elif kind is Mulligan:
+            self._mulligan(action.tiles)  # type: ignore[union-attr]
+        else:
+            self._end_turn()
+
+    def play(self, action: Action) -> None:
+        """Apply ``action`` if the rules allow it.
+
+        Raises:
+            IllegalActionError: the action is not legal now; the message says which rule it
+                breaks, and the state is unchanged.
+        """
+        from noreturn.engine.legal import check  # noqa: PLC0415 - legal imports this module
+
+        check(self, action)
+        self.apply(action)
+
+    def _take(self, index: int) -> None:
+        """Move the bag tile at ``index`` to the drawing player's hand."""
+        bag = self.bag
+        tile = bag[index]
+        bag[index] = bag[-1]
+        bag.pop()
+        self.hands[self.to_move].append(tile)
+        if not bag and self.stage == PLAY:
+            self.ending = True
+        self.draws_due -= 1
+        if not self.draws_due:
+            self._after_draws()
+
+    def _after_draws(self) -> None:
+        stage = self.stage
+        if stage == PLAY:
+            self._end_turn()
+        elif stage == MULLIGAN:
+            self._next_mulligan()
+        else:
+            self.to_move = (self.to_move + 1) % self.n
+            if self.to_move == self.start:
+                self.stage = MULLIGAN
+            else:
+                self.draws_due = self.hand_size
+
+    def _mulligan(self, tiles: tuple[int, ...]) -> None:
+        seat = self.to_move
+        hand = self.hands[seat]
+        for t in tiles:
+            hand.remove(t)
+        self.mulligan_tiles[seat] = list(tiles)
+        self.aside.extend(tiles)
+        self.draws_due = len(tiles)
+        if not tiles:
+            self._next_mulligan()
+
+    def _next_mulligan(self) -> None:
+        if self.to_move == self.last:
+            self.bag.extend(self.aside)
+            self.aside.clear()
+            self.stage = PLAY
+        self.to_move = (self.to_move + 1) % self.n
+
+    def _exchange(self, tiles: tuple[int, ...]) -> None:
+        seat = self.to_move
+        hand = self.hands[seat]
+        for t in tiles:
+            hand.remove(t)
+        self.exchanged[seat].extend(tiles)
+        self._refill(hand)
+
+    def _place(self, tiles: tuple[int, ...]) -> None:
+        hand = self.hands[self.to_move]
+        for t in tiles:
+            hand.remove(t)
+        row = self.rows[self.to_move][tiles[0] >> VALUE_BITS]
+        row.extend(sorted([t & VALUE_MASK for t in tiles], reverse=True))
+        self.row_tiles += len(tiles)
+        self._refill(hand)
+
+    def _score(self, colour: int, count: int, pay: tuple[int, ...]) -> None:
+        seat = self.to_move
+        hand = self.hands[seat]
+        for t in pay:
+            hand.remove(t)
+        self.paid[seat].extend(pay)
+        row = self.rows[seat][colour]
+        taken = row[-count:]
+        del row[-count:]
+        base = colour << VALUE_BITS
+        self.piles[seat].extend([base | v for v in taken])
+        self.pile_sums[seat] += sum(taken)
+        self.row_tiles -= count
+        self._refill(hand)
+
+    def _refill(self, hand: list[int]) -> None:
+        due = self.hand_size - len(hand)
+        due = min(due, len(self.bag))
+        if due > 0:
+            self.draws_due = due
+        else:
+            self._end_turn()
+
+    def _end_turn(self) -> None:
+        self.turns += 1
+        if (self.ending and self.to_move == self.last) or (
+            self.declared == self.n and not self.row_tiles
+        ):
+            self.stage = OVER
+        else:
+            self.to_move = (self.to_move + 1) % self.n
+
+
+def new_game(rules: Rules, rng: Random | None = None, start_player: int | None = None) -> GameState:
+    """A game before the deal, its starting player given or drawn with ``rng``."""
+    if start_player is None:
+        start_player = (rng or Random()).randrange(rules.players)
+    return GameState(rules, start_player)
+
+
+def resolve_chance(state: GameState, rng: Random) -> None:
+    """Draw with ``rng`` until the state is no longer a chance node."""
+    while state.draws_due:
+        state._take(int(rng.random() * len(state.bag)))

@@ -1,0 +1,165 @@
+"""Tiles, colours and the size parameters of a game.
+
+A tile is a plain ``int``: ``colour << 5 | value``. A fixed layout (rather than one that
+depends on ``max_value``) keeps a tile's meaning independent of the rules, so actions and
+logs can be read without knowing the variant, and the colour and value come out with one
+shift or mask on the hot paths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from noreturn.engine.errors import NotationError, RulesError
+
+COLOUR_LETTERS = "ROYGBP"
+COLOUR_NAMES = ("red", "orange", "yellow", "green", "blue", "purple")
+VALUE_BITS = 5
+VALUE_MASK = (1 << VALUE_BITS) - 1
+MAX_SUPPORTED_VALUE = VALUE_MASK
+MAX_SUPPORTED_HAND = 12  # the action encoding numbers subsets of the hand: 2**hand_size ids
+
+
+def make_tile(colour: int, value: int) -> int:
+    """The tile of ``colour`` (0-based index into ``COLOUR_LETTERS``) and ``value``."""
+    return colour << VALUE_BITS | value
+
+
+def colour_of(tile: int) -> int:
+    """The colour index of ``tile``."""
+    return tile >> VALUE_BITS
+
+
+def value_of(tile: int) -> int:
+    """The face value of ``tile``."""
+    return tile & VALUE_MASK
+
+
+def tile_code(tile: int) -> str:
+    """The written form of ``tile``, such as ``R11``."""
+    return COLOUR_LETTERS[tile >> VALUE_BITS] + str(tile & VALUE_MASK)
+
+
+def tiles_text(tiles: Any) -> str:
+    """Tiles written as codes separated by spaces, in the given order."""
+    return " ".join(tile_code(t) for t in tiles)
+
+
+def parse_colour(text: str) -> int:
+    """The colour index of a colour letter (``R``) or name (``red``), any case."""
+    key = text.strip()
+    if len(key) == 1 and key.upper() in COLOUR_LETTERS:
+        return COLOUR_LETTERS.index(key.upper())
+    if key.lower() in COLOUR_NAMES:
+        return COLOUR_NAMES.index(key.lower())
+    raise NotationError(f"{text!r} is not a colour: use one of {', '.join(COLOUR_LETTERS)}")
+
+
+def parse_tile(text: str) -> int:
+    """The tile written ``text`` (``R11``, ``b3``); no check against a variant's size."""
+    code = text.strip()
+    if len(code) < 2 or code[0].upper() not in COLOUR_LETTERS or not code[1:].isdigit():
+        raise NotationError(
+            f"{text!r} is not a tile: write a colour letter ({COLOUR_LETTERS}) "
+            "and a value, such as R11 or B3"
+        )
+    value = int(code[1:])
+    if not 1 <= value <= MAX_SUPPORTED_VALUE:
+        raise NotationError(f"{text!r} is not a tile: its value must be 1..{MAX_SUPPORTED_VALUE}")
+    return make_tile(COLOUR_LETTERS.index(code[0].upper()), value)
+
+
+def sort_tiles_desc(tiles: Any) -> tuple[int, ...]:
+    """Tiles in the canonical order of an action: descending."""
+    return tuple(sorted(tiles, reverse=True))
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The size parameters of RULES.md, with the published game as the default.
+
+    Every rule reads the same with other values; small variants make games short enough to
+    check by brute force and to solve.
+    """
+
+    players: int = 2
+    colors: int = 6
+    max_value: int = 11
+    copies: int = 2
+    hand_size: int = 8
+    exchange_limit: int = 4
+
+    def __post_init__(self) -> None:
+        limits = {
+            "players": (2, 4),
+            "colors": (1, len(COLOUR_LETTERS)),
+            "max_value": (1, MAX_SUPPORTED_VALUE),
+            "copies": (1, 99),
+            "hand_size": (1, MAX_SUPPORTED_HAND),
+            "exchange_limit": (1, 99),
+        }
+        for name, (low, high) in limits.items():
+            value = getattr(self, name)
+            if type(value) is not int or not low <= value <= high:
+                raise RulesError(f"rules: {name} must be a whole number from {low} to {high}, "
+                                 f"not {value!r}")
+        if self.tile_count <= self.players * self.hand_size:
+            raise RulesError(
+                f"rules: the tile set ({self.tile_count} tiles) must hold more tiles than "
+                f"players x hand_size ({self.players * self.hand_size})"
+            )
+
+    @property
+    def tile_count(self) -> int:
+        """How many tiles the set holds."""
+        return self.colors * self.max_value * self.copies
+
+    @property
+    def max_row_length(self) -> int:
+        """The longest a row can grow: every tile of one colour."""
+        return self.max_value * self.copies
+
+    def all_tiles(self) -> list[int]:
+        """Every tile of the set, each copy once, in ascending order."""
+        return [
+            make_tile(c, v)
+            for c in range(self.colors)
+            for v in range(1, self.max_value + 1)
+            for _ in range(self.copies)
+        ]
+
+    def kinds(self) -> list[int]:
+        """Every distinct tile of the set, ascending."""
+        return [make_tile(c, v) for c in range(self.colors) for v in range(1, self.max_value + 1)]
+
+    def is_tile(self, tile: int) -> bool:
+        """Whether ``tile`` belongs to this variant's set."""
+        return (tile >> VALUE_BITS) < self.colors and 1 <= (tile & VALUE_MASK) <= self.max_value
+
+    def to_dict(self) -> dict[str, int]:
+        """The rules as RECORD.md writes them."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rules:
+        """Rules from RECORD.md's ``rules`` object: ``players`` required, the rest default."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RulesError(f"rules: unknown key {unknown[0]!r}; known keys: {sorted(known)}")
+        if "players" not in data:
+            raise RulesError("rules: 'players' is required")
+        return cls(**data)
+
+    @classmethod
+    def parse(cls, text: str, **base: int) -> Rules:
+        """Rules from ``KEY=VALUE,...`` text (the command line's ``--rules``)."""
+        values: dict[str, Any] = dict(base)
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            key, sep, raw = part.partition("=")
+            if not sep or not raw.strip().lstrip("-").isdigit():
+                raise RulesError(f"rules: {part!r} is not KEY=NUMBER, e.g. colors=3")
+            values[key.strip()] = int(raw)
+        values.setdefault("players", 2)
+        return cls.from_dict(values)

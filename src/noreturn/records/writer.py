@@ -1,0 +1,131 @@
+"""Writing a game as a RECORD.md version 1 record while it is played.
+
+The engine draws one tile per chance event; a record groups a player's consecutive draws
+into one ``deal`` or ``draw`` event. The writer watches every action just before it is
+applied and keeps the record up to date, so a game can be saved at any moment.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from noreturn import __version__
+from noreturn.engine import (
+    Action,
+    Declare,
+    Draw,
+    Exchange,
+    GameState,
+    Mulligan,
+    Pass,
+    Place,
+    Score,
+    tile_code,
+)
+from noreturn.engine.state import DEAL
+from noreturn.engine.tiles import COLOUR_LETTERS
+
+FORMAT = "no-return-record"
+VERSION = 1
+
+Record = dict[str, Any]
+
+
+def default_players(count: int, kind: str = "bot") -> list[dict[str, str]]:
+    """Seat descriptions ``P0, P1, ...`` for games without named players."""
+    return [{"name": f"P{i}", "kind": kind} for i in range(count)]
+
+
+class RecordWriter:
+    """Builds the record of one game from the actions applied to it.
+
+    Call ``observe(state, action)`` with the state just before each action (draws
+    included) is applied, and ``record(state)`` for the record as it stands.
+    """
+
+    def __init__(
+        self,
+        state: GameState,
+        players: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        """Start the record of ``state``, a game before its first draw."""
+        self.rules = state.rules
+        self.start_player = state.start
+        self.players = players if players is not None else default_players(state.n)
+        self.meta = meta
+        self.events: list[dict[str, Any]] = []
+        self._drawing = False
+
+    def observe(self, state: GameState, action: Action) -> None:
+        """Note ``action``, about to be applied to ``state`` by the player to move."""
+        seat = state.to_move
+        if isinstance(action, Draw):
+            last = self.events[-1] if self.events else None
+            if self._drawing and last is not None and last["player"] == seat:
+                last["tiles"].append(tile_code(action.tile))
+            else:
+                kind = "deal" if state.stage == DEAL else "draw"
+                self.events.append({"type": kind, "player": seat, "tiles": [tile_code(action.tile)]})
+                self._drawing = True
+            return
+        self._drawing = False
+        self.events.append(action_event(seat, action))
+
+    def record(self, state: GameState | None = None) -> Record:
+        """The record so far; with the final ``state`` of a finished game, its result too."""
+        record: Record = {
+            "format": FORMAT,
+            "version": VERSION,
+            "rules": self.rules.to_dict(),
+            "players": self.players,
+            "start_player": self.start_player,
+            "events": copy.deepcopy(self.events),
+        }
+        if state is not None and state.is_over():
+            record["result"] = {"scores": state.scores(), "ranks": state.ranks()}
+        if self.meta is not None:
+            record["meta"] = self.meta
+        return record
+
+
+def action_event(seat: int, action: Action) -> dict[str, Any]:
+    """The record event of a player's action (not a draw)."""
+    if isinstance(action, Score):
+        return {"type": "score", "player": seat, "row": COLOUR_LETTERS[action.row],
+                "count": action.count, "pay": [tile_code(t) for t in action.pay]}
+    if isinstance(action, (Mulligan, Exchange, Place)):
+        kind = {Mulligan: "mulligan", Exchange: "exchange", Place: "place"}[type(action)]
+        return {"type": kind, "player": seat, "tiles": [tile_code(t) for t in action.tiles]}
+    if isinstance(action, (Declare, Pass)):
+        return {"type": str(action), "player": seat}
+    raise TypeError(f"not a player action: {action!r}")
+
+
+def default_meta() -> dict[str, Any]:
+    """The ``meta`` this program writes: date and program."""
+    from datetime import date  # noqa: PLC0415 - only writers need it
+
+    return {"date": date.today().isoformat(), "app": f"noreturn {__version__}"}
+
+
+def dumps(record: Record) -> str:
+    """The record as JSON text: one key, and one event, per line, so eyes and diffs follow."""
+    parts = []
+    for key, value in record.items():
+        if key == "events" and value:
+            text = "[\n  " + ",\n  ".join(json.dumps(e) for e in value) + "\n ]"
+        else:
+            text = json.dumps(value)
+        parts.append(f" {json.dumps(key)}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def write_record(record: Record, path: str | Path) -> Path:
+    """Write ``record`` to ``path`` as JSON; returns the path."""
+    target = Path(path)
+    target.write_text(dumps(record), encoding="utf-8")
+    return target

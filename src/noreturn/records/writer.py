@@ -64,12 +64,13 @@ class RecordWriter:
         """Note ``action``, about to be applied to ``state`` by the player to move."""
         seat = state.to_move
         if isinstance(action, Draw):
+            code = tile_code(action.tile)
             last = self.events[-1] if self.events else None
             if self._drawing and last is not None and last["player"] == seat:
-                last["tiles"].append(tile_code(action.tile))
+                last["tiles"].append(code)
             else:
                 kind = "deal" if state.stage == DEAL else "draw"
-                self.events.append({"type": kind, "player": seat, "tiles": [tile_code(action.tile)]})
+                self.events.append({"type": kind, "player": seat, "tiles": [code]})
                 self._drawing = True
             return
         self._drawing = False

@@ -1,0 +1,119 @@
+"""How fast the engine is on the paths search bots live on.
+
+Whole games with the rollout policy (deal to result, draws included, one process), then the
+cost of the three hot operations on positions taken from random games: full legal-action
+generation, ``apply`` and ``clone``. Figures, not timed tests: a shared 2-core machine is
+too noisy for thresholds, so the README quotes what this prints.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from collections.abc import Callable
+from random import Random
+from typing import Any
+
+from noreturn.engine import (
+    Action,
+    GameState,
+    Rules,
+    legal_actions,
+    new_game,
+    playout,
+    rollout_action,
+)
+
+
+def bench_games(rules: Rules, seconds: float, seed: int = 0) -> dict[str, float]:
+    """Play rollout games for about ``seconds``; games and turns per second."""
+    rng = Random(seed)
+    games = turns = 0
+    begin = time.perf_counter()
+    deadline = begin + seconds
+    while True:
+        turns += playout(new_game(rules, rng), rng)
+        games += 1
+        if games % 16 == 0 and time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - begin
+    return {"games": games, "turns": turns, "seconds": elapsed,
+            "games_per_s": games / elapsed, "turns_per_s": turns / elapsed}
+
+
+def sample_positions(rules: Rules, count: int, seed: int = 1) -> list[GameState]:
+    """Decision positions (not chance nodes) spread over random rollout games."""
+    rng = Random(seed)
+    positions: list[GameState] = []
+    while len(positions) < count:
+        state = new_game(rules, rng)
+        while not state.is_over() and len(positions) < count:
+            if state.is_chance():
+                state.apply(state.sample_draw(rng))
+                continue
+            if rng.random() < 0.3:
+                positions.append(state.clone())
+            state.apply(rollout_action(state, rng))
+    return positions
+
+
+def _per_call_us(run: Callable[[], int], seconds: float) -> float:
+    """Microseconds per call of ``run``, which makes some calls and returns how many."""
+    calls = 0
+    begin = time.perf_counter()
+    while True:
+        calls += run()
+        elapsed = time.perf_counter() - begin
+        if elapsed >= seconds:
+            return elapsed / calls * 1e6
+
+
+def _apply_us(positions: list[GameState], chosen: list[Action], seconds: float) -> float:
+    """Microseconds per ``apply``, timed on fresh clones so that cloning is not counted."""
+    spent = 0.0
+    calls = 0
+    while spent < seconds:
+        copies = [p.clone() for p in positions]
+        begin = time.perf_counter()
+        for state, action in zip(copies, chosen, strict=True):
+            state.apply(action)
+        spent += time.perf_counter() - begin
+        calls += len(copies)
+    return spent / calls * 1e6
+
+
+def bench_hot_paths(rules: Rules, seconds: float, count: int = 2000) -> dict[str, float]:
+    """Microseconds per ``legal_actions``, ``apply`` and ``clone`` on random positions."""
+    positions = sample_positions(rules, count)
+    rng = Random(2)
+    action_counts = [len(legal_actions(p)) for p in positions]
+    chosen = [rollout_action(p, rng) for p in positions]
+
+    def generate() -> int:
+        for p in positions:
+            legal_actions(p)
+        return len(positions)
+
+    def clone() -> int:
+        for p in positions:
+            p.clone()
+        return len(positions)
+
+    return {
+        "positions": len(positions),
+        "legal_actions_mean": sum(action_counts) / len(action_counts),
+        "legal_actions_max": max(action_counts),
+        "legal_actions_us": _per_call_us(generate, seconds),
+        "apply_us": _apply_us(positions, chosen, seconds),
+        "clone_us": _per_call_us(clone, seconds),
+    }
+
+
+def run_bench(players: int = 2, seconds: float = 5.0, seed: int = 0) -> dict[str, Any]:
+    """Everything ``noreturn bench`` reports, as one JSON-ready dictionary."""
+    rules = Rules(players=players)
+    result: dict[str, Any] = {"players": players, "python": platform.python_version(),
+                              "machine": platform.machine()}
+    result.update(bench_games(rules, seconds, seed))
+    result.update(bench_hot_paths(rules, max(seconds / 4, 0.2)))
+    return result

@@ -1,0 +1,89 @@
+"""The ``noreturn`` command: parses arguments and calls one function of a layer."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from noreturn.engine import NoReturnError, Rules
+
+
+class Policy(StrEnum):
+    """The random policies of ``simulate``."""
+
+    rollout = "rollout"
+    uniform = "uniform"
+
+app = typer.Typer(
+    name="noreturn",
+    help="No Return (Marco Teubner, 2019): play, check records, simulate and benchmark.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.command()
+def validate(
+    files: Annotated[list[Path], typer.Argument(help="record files (RECORD.md version 1)")],
+) -> None:
+    """Check records: OK with the scores, or the first offending event and why."""
+    from noreturn.records.commands import validate_command  # noqa: PLC0415 - fast startup
+
+    raise typer.Exit(validate_command(files))
+
+
+@app.command()
+def replay(
+    file: Annotated[Path, typer.Argument(help="a record file")],
+    seat: Annotated[
+        int | None, typer.Option(help="show only what this seat could see")
+    ] = None,
+) -> None:
+    """Tell a recorded game turn by turn, with the table after each turn."""
+    from noreturn.records.commands import replay_command  # noqa: PLC0415 - fast startup
+
+    raise typer.Exit(replay_command(file, seat))
+
+
+def _rules(players: int, text: str) -> Rules:
+    try:
+        return Rules.parse(text, players=players)
+    except NoReturnError as exc:
+        raise typer.BadParameter(f"{exc} (keys: colors, max_value, copies, hand_size, "
+                                 "exchange_limit, players)", param_hint="--rules") from exc
+
+
+@app.command()
+def simulate(
+    games: Annotated[int, typer.Option(min=1, help="how many games")] = 100,
+    players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
+    seed: Annotated[int, typer.Option(help="base seed; game i uses (seed, i)")] = 0,
+    rules: Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=5")] = "",
+    policy: Annotated[Policy, typer.Option(help="random policy of every seat")] = Policy.rollout,
+    out: Annotated[Path | None, typer.Option(help="write one record per game here")] = None,
+) -> None:
+    """Random legal play: progress bar, mean score and win rate per seat, records."""
+    from noreturn.commands import simulate_command  # noqa: PLC0415 - keeps startup fast
+
+    raise typer.Exit(simulate_command(_rules(players, rules), games, seed, policy.value, out))
+
+
+@app.command()
+def bench(
+    players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
+    seconds: Annotated[float, typer.Option(min=0.1, help="time for whole games")] = 5.0,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
+) -> None:
+    """Engine speed: whole rollout games per second, and the hot paths' cost."""
+    from noreturn.commands import bench_command  # noqa: PLC0415 - keeps startup fast
+
+    raise typer.Exit(bench_command(players, seconds, as_json))
+
+
+def main() -> None:
+    """Entry point of the console script."""
+    app()

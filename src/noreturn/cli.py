@@ -49,6 +49,20 @@ def replay(
     raise typer.Exit(replay_command(file, seat))
 
 
+@app.command()
+def play(
+    players: Annotated[int, typer.Option(min=2, max=4, help="players, you included")] = 2,
+    seat_name: Annotated[str, typer.Option(help="your name at the table")] = "Ada",
+    seed: Annotated[int | None, typer.Option(help="seed for a game you can play again")] = None,
+    plain: Annotated[bool, typer.Option(help="plain line prompts (the only mode so far)")] = True,
+    save_dir: Annotated[Path | None, typer.Option(help="where the record is saved")] = None,
+) -> None:
+    """Play a game against random bots, with plain line prompts."""
+    from noreturn.plain import run_plain  # noqa: PLC0415 - keeps startup fast
+
+    raise typer.Exit(run_plain(players, seat_name, seed, save_dir=save_dir))
+
+
 def _rules(players: int, text: str) -> Rules:
     try:
         return Rules.parse(text, players=players)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from noreturn.engine.errors import NotationError
 from noreturn.engine.tiles import (
     COLOUR_LETTERS,
+    is_number,
     parse_colour,
     parse_tile,
     tile_code,
@@ -92,7 +93,14 @@ class Score(_Text):
         object.__setattr__(self, "pay", _canonical(self.pay))
 
     def __str__(self) -> str:
-        return f"score {COLOUR_LETTERS[self.row]} x{self.count} pay {tiles_text(self.pay)}".rstrip()
+        return f"score {_row_code(self.row)} x{self.count} pay {tiles_text(self.pay)}".rstrip()
+
+
+def _row_code(row: object) -> str:
+    """The row's colour letter; ``#n`` for no colour, so a refusal can still be written."""
+    if type(row) is int and 0 <= row < len(COLOUR_LETTERS):
+        return COLOUR_LETTERS[row]
+    return f"#{row}"
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -139,6 +147,8 @@ def parse_action(text: str) -> Action:
         raise NotationError(f"empty action: {ACTION_HELP}")
     verb, args = words[0].lower(), words[1:]
     if verb in _TILE_ACTIONS:
+        if not args and verb != "mulligan":  # only a mulligan may take no tile
+            raise NotationError(f"{text!r}: {verb} at least one tile, such as {verb} R11 R9")
         return _TILE_ACTIONS[verb](tuple(parse_tile(w) for w in args))
     if verb in ("declare", "pass") and not args:
         return Declare() if verb == "declare" else Pass()
@@ -153,6 +163,8 @@ def _parse_score(text: str, args: list[str]) -> Score:
     if len(args) < 3 or args[2].lower() != "pay" or not args[1].lower().startswith("x"):
         raise NotationError(f"{text!r} is not a score action: write score R x2 pay B7 B5")
     count_text = args[1][1:]
-    if not count_text.isdigit():
+    if not is_number(count_text):
         raise NotationError(f"{text!r}: the count must be x followed by a number, such as x2")
+    if len(args) == 3:
+        raise NotationError(f"{text!r}: pay with at least one tile, such as score R x2 pay B7 B5")
     return Score(parse_colour(args[0]), int(count_text), tuple(parse_tile(w) for w in args[3:]))

@@ -198,9 +198,15 @@ class GameState:
         self.apply(action)
 
     def _take(self, index: int) -> None:
-        """Move the bag tile at ``index`` to the drawing player's hand."""
+        """Move the bag tile at ``index`` to the drawing player's hand.
+
+        The first copy of that tile is the one taken, so the bag's order afterwards depends
+        only on which tile was drawn, not on the route (``sample_draw`` + ``apply``,
+        ``resolve_chance``, ``playout``): one seed then gives one game on every route.
+        """
         bag = self.bag
         tile = bag[index]
+        index = bag.index(tile)
         bag[index] = bag[-1]
         bag.pop()
         self.hands[self.to_move].append(tile)
@@ -229,7 +235,8 @@ class GameState:
         for t in tiles:
             hand.remove(t)
         self.mulligan_tiles[seat] = list(tiles)
-        self.aside.extend(tiles)
+        self.aside.extend(sorted(tiles, reverse=True))  # the bag's order must not depend on
+        # how the caller ordered the tiles (playout passes them in hand order)
         self.draws_due = len(tiles)
         if not tiles:
             self._next_mulligan()

@@ -37,8 +37,14 @@ def value_of(tile: int) -> int:
 
 
 def tile_code(tile: int) -> str:
-    """The written form of ``tile``, such as ``R11``."""
-    return COLOUR_LETTERS[tile >> VALUE_BITS] + str(tile & VALUE_MASK)
+    """The written form of ``tile``, such as ``R11``; ``#n`` for an int of no colour.
+
+    Total, so that the message refusing a bad tile can always name it.
+    """
+    colour = tile >> VALUE_BITS
+    if not 0 <= colour < len(COLOUR_LETTERS):
+        return f"#{tile}"
+    return COLOUR_LETTERS[colour] + str(tile & VALUE_MASK)
 
 
 def tiles_text(tiles: Any) -> str:
@@ -56,18 +62,23 @@ def parse_colour(text: str) -> int:
     raise NotationError(f"{text!r} is not a colour: use one of {', '.join(COLOUR_LETTERS)}")
 
 
+def is_number(text: str) -> bool:
+    """Whether ``text`` is a plain decimal number in ASCII digits (``isdigit`` takes ``²``)."""
+    return text.isascii() and text.isdecimal()
+
+
 def parse_tile(text: str) -> int:
     """The tile written ``text`` (``R11``, ``b3``); no check against a variant's size."""
     code = text.strip()
-    if len(code) < 2 or code[0].upper() not in COLOUR_LETTERS or not code[1:].isdigit():
+    if len(code) < 2 or code[0].upper() not in COLOUR_LETTERS or not is_number(code[1:]):
         raise NotationError(
             f"{text!r} is not a tile: write a colour letter ({COLOUR_LETTERS}) "
             "and a value, such as R11 or B3"
         )
-    value = int(code[1:])
-    if not 1 <= value <= MAX_SUPPORTED_VALUE:
+    digits = code[1:].lstrip("0")  # length first: int() of thousands of digits refuses
+    if len(digits) > 2 or not 1 <= int(digits or "0") <= MAX_SUPPORTED_VALUE:
         raise NotationError(f"{text!r} is not a tile: its value must be 1..{MAX_SUPPORTED_VALUE}")
-    return make_tile(COLOUR_LETTERS.index(code[0].upper()), value)
+    return make_tile(COLOUR_LETTERS.index(code[0].upper()), int(digits))
 
 
 def sort_tiles_desc(tiles: Any) -> tuple[int, ...]:
@@ -158,7 +169,7 @@ class Rules:
         values: dict[str, Any] = dict(base)
         for part in filter(None, (p.strip() for p in text.split(","))):
             key, sep, raw = part.partition("=")
-            if not sep or not raw.strip().lstrip("-").isdigit():
+            if not sep or not is_number(raw.strip().removeprefix("-")):
                 raise RulesError(f"rules: {part!r} is not KEY=NUMBER, e.g. colors=3")
             values[key.strip()] = int(raw)
         values.setdefault("players", 2)

@@ -73,7 +73,7 @@ def render_table(view: View, names: list[str]) -> str:
         pile_sum = sum(t & 31 for t in pile)
         lines.append(
             f"{marker} {name}: phase {view.phases[seat]}, hand {view.hand_counts[seat]}, "
-            f"pile {pile_sum} ({len(pile)} tiles), score now {view.scores[seat]}"
+            f"pile {pile_sum} ({plural(len(pile), 'tile')}), score now {view.scores[seat]}"
         )
         rows = [render_row(c, r) for c, r in enumerate(view.rows[seat]) if r]
         lines.append("    rows: " + ("  |  ".join(rows) if rows else "none"))

@@ -1,5 +1,15 @@
 """Game records (RECORD.md version 1): write, read, validate, replay."""
 
+from noreturn.records.reader import RecordError, check_header, parse_record, read_record
+from noreturn.records.validate import (
+    EventError,
+    Move,
+    Step,
+    Verdict,
+    check_record,
+    event_move,
+    replay_states,
+)
 from noreturn.records.writer import (
     FORMAT,
     VERSION,
@@ -13,6 +23,8 @@ from noreturn.records.writer import (
 )
 
 __all__ = [
-    "FORMAT", "VERSION", "Record", "RecordWriter", "action_event", "default_meta",
-    "default_players", "dumps", "write_record",
+    "FORMAT", "VERSION", "EventError", "Move", "Record", "RecordError", "RecordWriter",
+    "Step", "Verdict", "action_event", "check_header", "check_record", "default_meta",
+    "default_players", "dumps", "event_move", "parse_record", "read_record", "replay_states",
+    "write_record",
 ]

@@ -82,14 +82,14 @@ class RecordWriter:
             "format": FORMAT,
             "version": VERSION,
             "rules": self.rules.to_dict(),
-            "players": self.players,
+            "players": copy.deepcopy(self.players),
             "start_player": self.start_player,
             "events": copy.deepcopy(self.events),
         }
         if state is not None and state.is_over():
             record["result"] = {"scores": state.scores(), "ranks": state.ranks()}
         if self.meta is not None:
-            record["meta"] = self.meta
+            record["meta"] = copy.deepcopy(self.meta)
         return record
 
 

@@ -1,0 +1,167 @@
+"""A readable account of a recorded game, turn by turn, for everyone or for one seat.
+
+Without a seat the account tells the whole record: every deal, draw, set-aside and exchanged
+tile, and every hand. With a seat it tells only what that seat could see at the table: the
+other players' deals, draws, mulligans and exchanges show as counts ("Bea drew 2 tiles"),
+its own in full, and the public things (placed, scored and paid tiles, rows, phases, piles)
+for all. The table after each turn is built from ``view(state, seat)``, the engine's one gate
+for hidden information, so a hand that the seat may not see is never at hand to print.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from noreturn.engine import GameState, Rules, Score, tiles_text, value_of, view
+from noreturn.engine.state import PLAY
+from noreturn.narrate import narrate_action, narrate_draw, plural, render_table
+from noreturn.records.reader import check_header
+from noreturn.records.validate import DRAW_EVENTS, Move, Step, Verdict, replay_states
+from noreturn.records.writer import Record
+
+Emit = Callable[[str], None]
+
+HIDDEN_EVENTS = ("deal", "draw", "mulligan", "exchange")
+"""Event types whose tiles only their own player (and a full account) may see."""
+
+INDENT = "  "
+
+
+def write_account(record: Record, seat: int | None, emit: Emit) -> Verdict:
+    """Tell ``record`` line by line through ``emit``; returns the validator's verdict.
+
+    The account follows the replay up to the first offending event, if any, and then names
+    the problem (in a seat's account without details that would show hidden tiles).
+
+    Raises:
+        RecordError: ``record`` is not a record.
+        ValueError: ``seat`` is not a seat of the game.
+    """
+    rules = check_header(record)
+    teller = _Teller(record, rules, seat, emit)
+    steps = replay_states(record)
+    while True:
+        try:
+            teller.step(next(steps))
+        except StopIteration as done:
+            verdict: Verdict = done.value
+            break
+    teller.finish(verdict)
+    return verdict
+
+
+def player_names(record: Record) -> list[str]:
+    """The seats' names as the record gives them (``P<seat>`` for a blank name)."""
+    return [str(p.get("name") or "").strip() or f"P{i}" for i, p in enumerate(record["players"])]
+
+
+class _Teller:
+    """The account's running state: where the story stands, and how to say things."""
+
+    def __init__(self, record: Record, rules: Rules, seat: int | None, emit: Emit) -> None:
+        self.record = record
+        self.players = rules.players
+        if seat is not None and not 0 <= seat < self.players:
+            raise ValueError(f"seat must be a seat of this game, 0 to {self.players - 1}")
+        self.seat = seat
+        self.emit = emit
+        self.names = player_names(record)
+        self.stage_before = 0
+        self.turns_before = 0
+        self.turn_open = False
+        self.rows_before: list[list[list[int]]] = [[[] for _ in range(rules.colors)]
+                                                   for _ in range(self.players)]
+        self._header(rules)
+
+    # ------------------------------------------------------------------ the story
+    def _header(self, rules: Rules) -> None:
+        seats = ", ".join(f"{name} (seat {i})" for i, name in enumerate(self.names))
+        self.emit(f"No Return: {seats}")
+        self.emit(f"Rules: {', '.join(f'{k}={v}' for k, v in rules.to_dict().items())}")
+        start = self.record["start_player"]
+        who = ("everything in the record" if self.seat is None else
+               f"only what {self.names[self.seat]} (seat {self.seat}) could see")
+        self.emit(f"{self.names[start]} starts. This account shows {who}.")
+        self.emit("")
+        self.emit("Setup")
+
+    def step(self, step: Step) -> None:
+        """Tell one replayed event, and the table when it ended a turn or the setup."""
+        state = step.state
+        if self.stage_before == PLAY and not self.turn_open:
+            self.emit("")
+            self.emit(f"Turn {self.turns_before + 1}: {self.names[step.move.player]}")
+            self.turn_open = True
+        self.emit(INDENT + self._describe(step.move))
+        if state.turns > self.turns_before or (state.stage == PLAY and self.stage_before < PLAY):
+            self._table(state)
+            self.turn_open = False
+        self.stage_before, self.turns_before = state.stage, state.turns
+        self.rows_before = [[row[:] for row in rows] for rows in state.rows]
+
+    def finish(self, verdict: Verdict) -> None:
+        """Close the account: the final scores, the game in progress, or the problem."""
+        self.emit("")
+        if not verdict.valid:
+            self.emit(f"INVALID record: {self._problem(verdict)}")
+            return
+        if not verdict.over:
+            self.emit(f"The game is {verdict.reason}.")
+            return
+        self._final_scores(verdict.state)
+        if "result" not in self.record:
+            self.emit("(The record holds no result, though the game is over.)")
+
+    # ---------------------------------------------------------------- event lines
+    def _describe(self, move: Move) -> str:
+        """One event in words; hidden tiles only for their own player or a full account."""
+        name = self.names[move.player]
+        visible = self.seat is None or self.seat == move.player
+        if move.kind in DRAW_EVENTS:
+            return narrate_draw(name, list(move.tiles), visible, dealt=move.kind == "deal")
+        action = move.actions[0]
+        row: tuple[int, ...] = ()
+        if isinstance(action, Score):
+            row = tuple(self.rows_before[move.player][action.row])
+        return narrate_action(name, action, visible, row)
+
+    # ---------------------------------------------------------------------- table
+    def _table(self, state: GameState) -> None:
+        seen = view(state, self.seat)
+        status = "game over" if seen.is_over else f"{self.names[seen.to_move]} to move"
+        self.emit(f"{INDENT}-- table after {plural(seen.turns, 'turn')}, {status}:")
+        for line in render_table(seen, self.names).splitlines():
+            self.emit(INDENT * 2 + line)
+        if self.seat is None:
+            for seat, name in enumerate(self.names):
+                hand = view(state, seat).hand or ()
+                self.emit(f"{INDENT * 2}{name}'s hand: {tiles_text(hand) or '-'}")
+
+    # ----------------------------------------------------------------------- end
+    def _final_scores(self, state: GameState) -> None:
+        seen = view(state, self.seat)
+        ranks = state.ranks()
+        self.emit(f"Game over after {seen.turns} turns. Score = score pile - rows:")
+        for seat, name in enumerate(self.names):
+            pile = sum(value_of(t) for t in seen.piles[seat])
+            rows = sum(sum(row) for row in seen.rows[seat])
+            self.emit(f"{INDENT}{name}: {pile} - {rows} = {seen.scores[seat]}, "
+                      f"rank {ranks[seat]}")
+
+    def _problem(self, verdict: Verdict) -> str:
+        """The verdict's reason, unless it could show tiles this seat may not see."""
+        events = self.record["events"]
+        index = verdict.event if verdict.event is not None else len(events)
+        if self.seat is None or index >= len(events) or self._may_see(events[index], verdict):
+            return f"event {index}: {verdict.reason} [{verdict.code}]"
+        return (f"event {index}: refused [{verdict.code}]; the details would show tiles that "
+                f"{self.names[self.seat]} could not see (replay without --seat for them)")
+
+    def _may_see(self, event: Any, verdict: Verdict) -> bool:
+        if not isinstance(event, dict):
+            return False
+        if event.get("player") == self.seat and type(event.get("player")) is int:
+            return True
+        return event.get("type") not in HIDDEN_EVENTS and verdict.code not in (
+            "not-in-hand", "malformed-event", "bad-tile")

@@ -1,0 +1,176 @@
+"""Reading a game record (RECORD.md version 1) and checking that it is one.
+
+Reading stops at the header: the format, the rules, the seats, the start player and the
+shape of the result. Whether the events make a legal game is the validator's question
+(``validate.py``), because it needs the engine to replay them. Keeping the two apart gives
+two kinds of answers: a file that is not a record at all (``RecordError``), and a record of
+a game that breaks a rule (an invalid ``Verdict``, naming the event).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from noreturn.engine import NoReturnError, Rules, RulesError
+from noreturn.records.writer import FORMAT, VERSION, Record
+
+REQUIRED_KEYS = ("format", "version", "rules", "players", "start_player", "events")
+OPTIONAL_KEYS = ("meta", "result")
+PLAYER_KINDS = ("human", "bot")
+
+
+class RecordError(NoReturnError):
+    """A file that cannot be read, is not JSON, or is not a game record; one line, with a fix."""
+
+
+def read_record(source: str | os.PathLike[str]) -> Record:
+    """The record held by a file, or given as JSON text, with its header checked.
+
+    ``source`` is a path (``Path`` or ``str``), or JSON text: a ``str`` whose first
+    non-blank character is ``{`` or ``[``, or that spans several lines, is taken as text.
+
+    Raises:
+        RecordError: the file cannot be read, is not JSON, or is not a record.
+    """
+    if isinstance(source, str) and _looks_like_json(source):
+        return parse_record(source)
+    return parse_record(_read_text(Path(source)))
+
+
+def parse_record(text: str) -> Record:
+    """The record written as JSON ``text``, with its header checked (see ``check_header``).
+
+    Raises:
+        RecordError: the text is not JSON or not a record.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RecordError(
+            f"not JSON: {error.msg} at line {error.lineno} column {error.colno}; "
+            "a record is one JSON object (see RECORD.md)"
+        ) from None
+    except RecursionError:
+        raise RecordError("not readable JSON: nested too deeply for a record") from None
+    except ValueError:  # Python refuses integers of thousands of digits
+        raise RecordError("not readable JSON: a number with too many digits for a record") \
+            from None
+    check_header(data)
+    return data  # type: ignore[no-any-return]  # check_header proved it is a record object
+
+
+def check_header(data: Any) -> Rules:
+    """Check everything of a record but its events; return its rules.
+
+    Raises:
+        RecordError: what is wrong, and how to put it right.
+    """
+    if not isinstance(data, dict):
+        raise RecordError(f"not a record: a record is a JSON object, not {_json_type(data)}")
+    _check_keys(data)
+    if data["format"] != FORMAT:
+        raise RecordError(f"not a record: 'format' is {data['format']!r}; it must be {FORMAT!r}")
+    if not _is_int(data["version"]) or data["version"] != VERSION:
+        raise RecordError(
+            f"unsupported record version {data['version']!r}: this program reads version "
+            f"{VERSION}"
+        )
+    rules = _rules(data["rules"])
+    _check_players(data["players"], rules)
+    _check_seat_field(data["start_player"], "'start_player'", rules)
+    if not isinstance(data["events"], list):
+        raise RecordError(f"'events' must be a list of events, not {_json_type(data['events'])}")
+    if "meta" in data and not isinstance(data["meta"], dict):
+        raise RecordError(f"'meta' must be a JSON object, not {_json_type(data['meta'])}")
+    if "result" in data:
+        _check_result_shape(data["result"], rules)
+    return rules
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecordError(f"cannot read {path}: no such file; check the path") from None
+    except IsADirectoryError:
+        raise RecordError(f"cannot read {path}: it is a folder; name a record file") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"cannot read {path}: not UTF-8 text; a record is JSON text") from None
+    except OSError as error:
+        raise RecordError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def _looks_like_json(text: str) -> bool:
+    stripped = text.lstrip()
+    return stripped[:1] in ("{", "[") or "\n" in stripped
+
+
+def _check_keys(data: dict[str, Any]) -> None:
+    missing = [key for key in REQUIRED_KEYS if key not in data]
+    if missing:
+        raise RecordError(f"not a record: the key {missing[0]!r} is missing; a record needs "
+                          f"{', '.join(REQUIRED_KEYS)}")
+    allowed = REQUIRED_KEYS + OPTIONAL_KEYS
+    unknown = sorted(key for key in data if key not in allowed)
+    if unknown:
+        raise RecordError(f"unknown top-level key {unknown[0]!r}: a record holds only "
+                          f"{', '.join(allowed)}; move other data into 'meta'")
+
+
+def _rules(data: Any) -> Rules:
+    if not isinstance(data, dict):
+        raise RecordError(f"'rules' must be an object such as {{\"players\": 2}}, "
+                          f"not {_json_type(data)}")
+    try:
+        return Rules.from_dict(data)
+    except (RulesError, TypeError) as error:
+        raise RecordError(str(error)) from None
+
+
+def _check_players(players: Any, rules: Rules) -> None:
+    if not isinstance(players, list) or len(players) != rules.players:
+        count = len(players) if isinstance(players, list) else _json_type(players)
+        raise RecordError(f"'players' must list one object per seat ({rules.players}, as "
+                          f"rules.players says), not {count}")
+    for seat, player in enumerate(players):
+        if not isinstance(player, dict):
+            raise RecordError(f"players[{seat}] must be an object such as "
+                              f"{{\"name\": \"Ada\", \"kind\": \"human\"}}")
+        if not isinstance(player.get("name"), str):
+            raise RecordError(f"players[{seat}] needs a 'name' that is text")
+        if player.get("kind") not in PLAYER_KINDS:
+            raise RecordError(f"players[{seat}]: 'kind' must be \"human\" or \"bot\", "
+                              f"not {player.get('kind')!r}")
+
+
+def _check_seat_field(value: Any, what: str, rules: Rules) -> None:
+    if not _is_int(value) or not 0 <= value < rules.players:
+        raise RecordError(f"{what} must be a seat number from 0 to {rules.players - 1}, "
+                          f"not {value!r}")
+
+
+def _check_result_shape(result: Any, rules: Rules) -> None:
+    form = '{"scores": [...], "ranks": [...]}'
+    if not isinstance(result, dict) or sorted(result) != ["ranks", "scores"]:
+        raise RecordError(f"'result' must be an object {form} and nothing else")
+    for key in ("scores", "ranks"):
+        values = result[key]
+        if not isinstance(values, list) or len(values) != rules.players or not all(
+            _is_int(v) for v in values
+        ):
+            raise RecordError(f"result.{key} must list {rules.players} whole numbers, "
+                              f"one per seat")
+
+
+def _is_int(value: Any) -> bool:
+    """Whether ``value`` is a JSON whole number (``True`` is not one, though Python says so)."""
+    return type(value) is int
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "text", bool: "true/false",
+             int: "a number", float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)

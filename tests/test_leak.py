@@ -1,0 +1,223 @@
+"""``view(state, seat)`` leaks nothing hidden (RULES.md, "What each player may see").
+
+The test is by indistinguishability: re-deal everything a seat cannot see (the bag, the
+other hands, what the others exchanged or set aside) in another way that agrees with what
+it can see, and its view must not change. A control re-deal that changes the seat's own
+hand must change its view, so the test is shown able to fail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterator
+from random import Random
+
+import pytest
+
+from noreturn.engine import GameState, Rules, View, view
+from noreturn.engine.state import MULLIGAN
+from strategies import (
+    POLICIES,
+    game_positions,
+    hidden_from,
+    random_rules,
+    sample_positions,
+    tile_places,
+)
+
+REDEALS = 3
+VIEW_FIELDS = {
+    "rules", "seat", "stage", "start_player", "to_move", "draws_due", "turns", "ending",
+    "phases", "rows", "piles", "paid", "hand_counts", "bag_count", "exchanged_counts",
+    "mulligan_counts", "scores", "hand", "own_exchanged", "own_mulligan",
+}
+"""The fields reviewed for leaks. A new field fails ``test_view_fields_are_reviewed`` until
+someone checks that it holds only what its seat may see and adds it here."""
+NUMBER_FIELDS = {
+    "rules", "seat", "stage", "start_player", "to_move", "draws_due", "turns", "ending",
+    "phases", "hand_counts", "bag_count", "exchanged_counts", "mulligan_counts", "scores",
+}
+"""Fields of counts and flags: a tuple of counts can equal a tuple of small tile ints by
+chance, so the container scan leaves them to the re-deal test."""
+
+
+def seats(state: GameState) -> list[int | None]:
+    """Every seat, and None for a spectator."""
+    return [*range(state.rules.players), None]
+
+
+def redeal(state: GameState, seat: int | None, rng: Random) -> GameState:
+    """A copy of ``state`` with the tiles hidden from ``seat`` shuffled among hidden places.
+
+    Every count stays (bag, hand sizes, how many each seat exchanged or set aside), and so
+    does everything ``seat`` has seen; the set-aside pool stays the seat's own tiles plus
+    the others' while the mulligan runs. After the mulligan, the others' set-aside tiles
+    are history (they went back to the bag), so any tiles of the set will do.
+    """
+    other = state.clone()
+    pool = list(hidden_from(state, seat).elements())
+    rng.shuffle(pool)
+
+    def take(count: int) -> list[int]:
+        return [pool.pop() for _ in range(count)]
+
+    other.bag = take(len(state.bag))
+    others = [s for s in range(state.rules.players) if s != seat]
+    for s in others:
+        other.hands[s] = take(len(state.hands[s]))
+        other.exchanged[s] = take(len(state.exchanged[s]))
+    in_mulligan = state.stage == MULLIGAN
+    own = state.mulligan_tiles[seat] if seat is not None else None
+    other.aside = list(own) if in_mulligan and own else []
+    for s in others:
+        chosen = state.mulligan_tiles[s]
+        if chosen is None:
+            continue
+        if in_mulligan:
+            other.mulligan_tiles[s] = take(len(chosen))
+            other.aside += other.mulligan_tiles[s]  # type: ignore[operator]
+        else:
+            other.mulligan_tiles[s] = rng.sample(state.rules.all_tiles(), len(chosen))
+    assert not pool, "the re-deal must place every hidden tile"
+    assert tile_places(other) == tile_places(state)
+    return other
+
+
+def swap_own_tile(
+    state: GameState, seat: int, rng: Random
+) -> tuple[GameState, int | None] | None:
+    """A copy where one tile of ``seat``'s hand trades places with a tile of another kind
+    from the bag or another hand, and that hand's seat (None: the bag); None if there is
+    no such pair."""
+    other = state.clone()
+    owners: list[int | None] = [None, *(s for s in range(state.rules.players) if s != seat)]
+    places = [other.bag if s is None else other.hands[s] for s in owners]
+    hidden = {t for p in places for t in p}
+    pairs = [(h, t) for h in sorted(set(state.hands[seat])) for t in sorted(hidden) if t != h]
+    if not pairs:
+        return None
+    mine, theirs = rng.choice(pairs)
+    where = next(i for i, p in enumerate(places) if theirs in p)
+    places[where][places[where].index(theirs)] = mine
+    other.hands[seat][other.hands[seat].index(mine)] = theirs
+    return other, owners[where]
+
+
+def positions(count_games: int, seed: int) -> Iterator[GameState]:
+    """Positions of every stage from random games over random variants and the default:
+    a sample of each game, plus a few from its mulligan once tiles are set aside (few in a
+    sample, and the only time the set-aside pool is not empty)."""
+    for game in range(count_games):
+        rules = Rules() if game % 4 == 0 else random_rules(Random(seed + game))
+        played = game_positions(rules, seed + game, POLICIES[game % len(POLICIES)])
+        rng = Random(seed + game)
+        yield from rng.sample(played, min(25, len(played)))
+        yield from [p for p in played if p.aside][:4]
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_views_do_not_change_when_hidden_tiles_move(block: int) -> None:
+    rng = Random(block)
+    redealt = 0
+    for state in positions(16, 1000 * block):
+        for seat in seats(state):
+            seen = view(state, seat)
+            for _ in range(REDEALS):
+                twin = redeal(state, seat, rng)
+                assert view(twin, seat) == seen, f"seat {seat} can tell hidden tiles apart"
+                redealt += twin != state
+    assert redealt > 100, "the re-deals hardly ever changed a position"
+
+
+@pytest.mark.parametrize("block", range(3))
+def test_a_seat_sees_its_own_hand_change(block: int) -> None:
+    """The control: a tile swapped into a seat's hand changes its view, and no view but
+    its own and (if the tile came from a hand) that hand's owner's."""
+    rng = Random(block)
+    changed = 0
+    for state in positions(12, 7000 + 1000 * block):
+        for seat in range(state.rules.players):
+            swapped = swap_own_tile(state, seat, rng)
+            if swapped is None:
+                continue
+            twin, partner = swapped
+            assert view(twin, seat) != view(state, seat)
+            for onlooker in seats(state):
+                if onlooker not in (seat, partner):
+                    assert view(twin, onlooker) == view(state, onlooker)
+            changed += 1
+    assert changed > 50
+
+
+@pytest.mark.parametrize("block", range(3))
+def test_unseen_is_exactly_what_is_hidden(block: int) -> None:
+    for state in positions(16, 20_000 + 1000 * block):
+        for seat in seats(state):
+            assert view(state, seat).unseen() == hidden_from(state, seat), f"seat {seat}"
+
+
+def test_view_fields_are_reviewed() -> None:
+    assert {f.name for f in dataclasses.fields(View)} == VIEW_FIELDS
+    seen = view(sample_positions(Rules(), 5, 1)[0], 0)
+    assert not hasattr(seen, "__dict__"), "a View can carry no undeclared attribute"
+
+
+def containers(value: object) -> Iterator[object]:
+    """Every value inside ``value``, containers included, walked recursively."""
+    yield value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            yield from containers(getattr(value, f.name))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from containers(key)
+            yield from containers(item)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for item in value:
+            yield from containers(item)
+
+
+def public_collections(state: GameState, seat: int | None) -> set[tuple[int, ...]]:
+    """Tile collections ``seat`` may see, as sorted tuples: a secret that happens to equal
+    one of them is no leak."""
+    seen = [*state.piles, *state.paid]
+    seen += [list(r) for rows in state.rows for r in rows]
+    if seat is not None:
+        seen += [state.hands[seat], state.exchanged[seat], state.mulligan_tiles[seat] or []]
+    return {tuple(sorted(c)) for c in seen}
+
+
+@pytest.mark.parametrize("block", range(2))
+def test_view_holds_no_secret_container(block: int) -> None:
+    """No field of a view holds the bag, another hand or another seat's removed tiles, and
+    none shares an object with the state (which a bot could read or change)."""
+    for state in positions(12, 40_000 + 1000 * block):
+        owned = {id(x) for x in containers(state.hands) if isinstance(x, list)}
+        owned |= {id(state.bag), id(state.aside), id(state.rows), id(state.piles)}
+        for seat in seats(state):
+            seen = view(state, seat)
+            inside = list(containers(seen))
+            assert not any(isinstance(x, GameState) for x in inside)
+            assert not {id(x) for x in inside if isinstance(x, list)} & owned
+            tiled = [getattr(seen, name) for name in sorted(VIEW_FIELDS - NUMBER_FIELDS)]
+            shapes = {tuple(sorted(x)) for x in containers(tiled)
+                      if isinstance(x, list | tuple) and all(type(t) is int for t in x)}
+            shapes -= public_collections(state, seat)
+            secrets = [state.bag, state.aside]
+            for other in range(state.rules.players):
+                if other != seat:
+                    secrets += [state.hands[other], state.exchanged[other]]
+                    secrets.append(state.mulligan_tiles[other] or [])
+            for secret in secrets:
+                if len(secret) >= 2:
+                    assert tuple(sorted(secret)) not in shapes, f"seat {seat} sees {secret}"
+
+
+def test_unseen_counts_are_a_counter_of_the_set() -> None:
+    """``unseen`` never goes negative and never invents tiles (a sanity bound)."""
+    state = sample_positions(Rules(), 3, 1, "rollout")[0]
+    for seat in seats(state):
+        unseen = view(state, seat).unseen()
+        assert isinstance(unseen, Counter)
+        assert not unseen - Counter(state.rules.all_tiles())

@@ -1,0 +1,78 @@
+"""``noreturn simulate`` and ``noreturn bench``: output, records, and the records validate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from noreturn.cli import app
+
+runner = CliRunner()
+
+VARIANTS = [
+    (2, ""),
+    (3, ""),
+    (4, ""),
+    (2, "colors=2,max_value=4,copies=2,hand_size=3,exchange_limit=2"),
+    (3, "colors=3,max_value=5,copies=1,hand_size=2,exchange_limit=1"),
+    (4, "colors=6,max_value=6,copies=3,hand_size=5,exchange_limit=3"),
+    (2, "colors=1,max_value=9,copies=2,hand_size=4,exchange_limit=4"),
+]
+
+
+@pytest.mark.parametrize(("players", "rules"), VARIANTS)
+@pytest.mark.parametrize("policy", ["rollout", "uniform"])
+def test_validate_accepts_every_record_simulate_writes(
+    tmp_path: Path, players: int, rules: str, policy: str
+) -> None:
+    games = 12 if policy == "uniform" and not rules else 30
+    result = runner.invoke(app, ["simulate", "--games", str(games), "--players", str(players),
+                                 "--rules", rules, "--policy", policy, "--seed", "11",
+                                 "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    files = sorted(tmp_path.glob("*.json"))
+    assert len(files) == games
+    checked = runner.invoke(app, ["validate", *map(str, files)])
+    assert checked.exit_code == 0, checked.output
+    assert checked.output.count("OK ") == games
+    assert "scores=[" in checked.output
+
+
+def test_simulate_prints_a_table_per_seat_and_is_reproducible(tmp_path: Path) -> None:
+    first = runner.invoke(app, ["simulate", "--games", "20", "--players", "3", "--seed", "4",
+                                "--out", str(tmp_path / "a")])
+    second = runner.invoke(app, ["simulate", "--games", "20", "--players", "3", "--seed", "4",
+                                 "--out", str(tmp_path / "b")])
+    assert first.exit_code == 0 and second.exit_code == 0
+    assert "mean score" in first.output and "win rate" in first.output
+    for seat in range(3):
+        assert f"│    {seat} │" in first.output
+    for a, b in zip(sorted((tmp_path / "a").iterdir()), sorted((tmp_path / "b").iterdir()),
+                    strict=True):
+        assert json.loads(a.read_text())["events"] == json.loads(b.read_text())["events"]
+
+
+def test_simulate_refuses_bad_rules_with_a_hint() -> None:
+    result = runner.invoke(app, ["simulate", "--games", "1", "--rules", "colours=3"])
+    assert result.exit_code != 0
+    assert "unknown key 'colours'" in result.output
+    assert "colors" in result.output
+
+
+def test_bench_json_has_the_promised_keys() -> None:
+    result = runner.invoke(app, ["bench", "--seconds", "0.2", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    for key in ("games_per_s", "turns_per_s", "legal_actions_us", "apply_us", "clone_us"):
+        assert figures[key] > 0
+    assert figures["games"] >= 1
+
+
+def test_bench_table_for_people() -> None:
+    result = runner.invoke(app, ["bench", "--seconds", "0.2", "--players", "3"])
+    assert result.exit_code == 0, result.output
+    assert "games per second" in result.output
+    assert "clone" in result.output

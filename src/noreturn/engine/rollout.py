@@ -145,7 +145,12 @@ def _exchange_tiles(hand: list[int], limit: int, random: Callable[[], float]) ->
 
 def rollout_action(state: GameState, rng: Random) -> Action:
     """The rollout policy's decision as an action value (for records and simulation)."""
-    kind, row, count, tiles = choose(state, rng)
+    return to_action(choose(state, rng))
+
+
+def to_action(choice: Choice) -> Action:
+    """The action value of a policy's decision tuple."""
+    kind, row, count, tiles = choice
     if kind == PLACE:
         return Place(tiles)
     if kind == EXCHANGE:
@@ -159,12 +164,17 @@ def rollout_action(state: GameState, rng: Random) -> Action:
     return Pass()
 
 
-def playout(state: GameState, rng: Random) -> int:
-    """Play ``state`` to the end with the rollout policy, in place; returns the turns taken.
+def playout(
+    state: GameState, rng: Random, policy: Callable[[GameState, Random], Choice] | None = None
+) -> int:
+    """Play ``state`` to the end, in place; returns the turns taken.
 
-    Draws are sampled with ``rng`` too. This is the hot loop of search bots and ``bench``,
-    so it calls the state's internal steps directly rather than building action values.
+    Every seat follows ``policy`` (by default the rollout policy, ``choose``), which
+    returns decision tuples like ``choose`` does. Draws are sampled with ``rng`` too. This
+    is the hot loop of search bots and ``bench``, so it calls the state's internal steps
+    directly rather than building action values.
     """
+    decide = policy or choose
     random = rng.random
     bag = state.bag
     start_turns = state.turns
@@ -172,7 +182,7 @@ def playout(state: GameState, rng: Random) -> int:
         if state.draws_due:
             state._take(int(random() * len(bag)))
             continue
-        kind, row, count, tiles = choose(state, rng)
+        kind, row, count, tiles = decide(state, rng)
         if kind == PLACE:
             state._place(tiles)
         elif kind == EXCHANGE:

@@ -1,0 +1,94 @@
+"""The bot protocol and the registry of bots by name.
+
+A bot is asked for a decision with one seat's ``View``, the legal actions and a random
+generator of its own. It never receives the ``GameState``, so it cannot look at another
+hand or the bag: it is honest by construction, not by promise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from random import Random
+from typing import Protocol, runtime_checkable
+
+from noreturn.engine import Action, NoReturnError, View
+
+
+class BotError(NoReturnError):
+    """A bot failed to decide (crashed, hung, answered garbage or an illegal action)."""
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """Anything that picks one of the legal actions from a seat's view."""
+
+    name: str
+
+    def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
+        """The chosen action; it must be one of ``legal``."""
+        ...
+
+
+BotFactory = Callable[[str], Bot]
+"""Makes a fresh bot from the text after ``name:`` in a spec (``""`` when there is none)."""
+
+_REGISTRY: dict[str, BotFactory] = {}
+_DESCRIPTIONS: dict[str, str] = {}
+
+LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "ismcts", "expert": "ismcts:time=3"}
+"""Player-facing levels and the bot spec each stands for."""
+
+
+def register(name: str, description: str) -> Callable[[BotFactory], BotFactory]:
+    """Decorator: make ``factory`` available as ``make_bot(name)``."""
+
+    def add(factory: BotFactory) -> BotFactory:
+        _REGISTRY[name] = factory
+        _DESCRIPTIONS[name] = description
+        return factory
+
+    return add
+
+
+def bot_names() -> dict[str, str]:
+    """Every registered bot name with its one-line description, levels included."""
+    _load_builtin()
+    names = dict(_DESCRIPTIONS)
+    names.update({level: f"level: {spec}" for level, spec in LEVELS.items()})
+    return names
+
+
+def make_bot(spec: str) -> Bot:
+    """A fresh bot from a spec: ``heuristic``, ``ismcts:time=1``, ``hard``, ``external:CMD``.
+
+    Raises:
+        BotError: no bot has that name; the message lists the names there are.
+    """
+    _load_builtin()
+    spec = LEVELS.get(spec.strip(), spec.strip())
+    name, _, options = spec.partition(":")
+    if name not in _REGISTRY:
+        known = ", ".join(sorted(bot_names()))
+        raise BotError(f"no bot named {name!r}: choose one of {known}")
+    return _REGISTRY[name](options)
+
+
+def parse_options(text: str, allowed: dict[str, type]) -> dict[str, float | int | str]:
+    """Options ``key=value,key=value`` of a bot spec, converted to the allowed types."""
+    options: dict[str, float | int | str] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, raw = part.partition("=")
+        if not sep or key not in allowed:
+            raise BotError(f"bot option {part!r}: use {', '.join(f'{k}=...' for k in allowed)}")
+        try:
+            options[key] = allowed[key](raw)
+        except ValueError as exc:
+            raise BotError(f"bot option {part!r}: {raw!r} is not a {allowed[key].__name__}") from exc
+    return options
+
+
+def _load_builtin() -> None:
+    """Import the modules that register the built-in bots (once)."""
+    import noreturn.bots.heuristic  # noqa: PLC0415 - registers on import
+    import noreturn.bots.ismcts  # noqa: PLC0415 - registers on import
+    import noreturn.bots.simple  # noqa: F401, PLC0415 - registers on import

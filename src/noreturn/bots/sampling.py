@@ -1,0 +1,76 @@
+"""Determinization: a full game state consistent with what one seat knows.
+
+A search bot cannot look at the hidden tiles, so it imagines them: every tile the seat has
+not seen (``View.unseen``) is dealt at random over the places it cannot see into, with the
+counts it does know (each other hand's size, the bag's size, how many tiles each other
+player exchanged, and while the mulligan runs, how many each set aside). Everything public
+is copied. Each sample is a possible truth; averaging over many is how the search copes
+with not knowing.
+"""
+
+from __future__ import annotations
+
+from random import Random
+
+from noreturn.bots.base import BotError
+from noreturn.engine import GameState, View
+from noreturn.engine.state import MULLIGAN, STAGE_NAMES
+
+
+def determinize(view: View, rng: Random) -> GameState:
+    """A random game state that agrees with everything ``view`` shows.
+
+    Raises:
+        BotError: the view is a spectator's (no seat), which has no hand to keep.
+    """
+    if view.seat is None or view.hand is None:
+        raise BotError("determinize needs a seat's view, not a spectator's")
+    seat = view.seat
+    state = GameState(view.rules, view.start_player)
+    _copy_public(state, view)
+    hidden = list(view.unseen().elements())
+    rng.shuffle(hidden)
+    every_unseen = hidden[:]
+
+    def take(count: int) -> list[int]:
+        taken = hidden[len(hidden) - count:] if count else []
+        del hidden[len(hidden) - count:]
+        return taken
+
+    in_mulligan = state.stage == MULLIGAN
+    for other in range(state.n):
+        if other == seat:
+            state.hands[other] = list(view.hand)
+            state.exchanged[other] = list(view.own_exchanged)
+            own = view.own_mulligan
+            state.mulligan_tiles[other] = None if own is None else list(own)
+            continue
+        state.hands[other] = take(view.hand_counts[other])
+        state.exchanged[other] = take(view.exchanged_counts[other])
+        count = view.mulligan_counts[other]
+        # Set-aside tiles are a place of their own only while the mulligan runs; after it
+        # they are back in the bag, and the list only says how many the player took.
+        state.mulligan_tiles[other] = None if count is None else (
+            take(count) if in_mulligan else every_unseen[:count])
+    if in_mulligan:
+        state.aside = [t for m in state.mulligan_tiles if m for t in m]
+    state.bag = hidden
+    if len(hidden) != view.bag_count:
+        raise BotError(f"determinize: {len(hidden)} tiles left for a bag of {view.bag_count}")
+    return state
+
+
+def _copy_public(state: GameState, view: View) -> None:
+    """Copy what everyone sees: rows, piles, payments, phases, whose turn and the clock."""
+    state.stage = STAGE_NAMES.index(view.stage)
+    state.to_move = view.to_move
+    state.draws_due = view.draws_due
+    state.ending = view.ending
+    state.turns = view.turns
+    state.phases = list(view.phases)
+    state.declared = sum(p == 2 for p in view.phases)
+    state.rows = [[list(r) for r in rows] for rows in view.rows]
+    state.row_tiles = sum(len(r) for rows in view.rows for r in rows)
+    state.piles = [list(p) for p in view.piles]
+    state.pile_sums = [sum(t & 31 for t in p) for p in view.piles]
+    state.paid = [list(p) for p in view.paid]

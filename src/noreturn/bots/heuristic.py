@@ -85,15 +85,19 @@ def reason(state: GameState, action: Action) -> str:
     if isinstance(action, Place):
         colour = action.tiles[0] >> 5
         row = state.rows[seat][colour]
+        name = COLOUR_NAMES[colour]
         if not row:
-            return f"place {tiles_text(action.tiles)}: start a {COLOUR_NAMES[colour]} row high"
+            article = "an" if name[0] in "aeiou" else "a"
+            return f"place {tiles_text(action.tiles)}: start {article} {name} row high"
         below = tile_code(colour << 5 | row[-1])
-        return f"place {tiles_text(action.tiles)}: they fit under your {below} with small gaps"
+        fits = "it fits" if len(action.tiles) == 1 else "they fit"
+        return f"place {tiles_text(action.tiles)}: {fits} under your {below} with small gaps"
     if isinstance(action, Exchange):
         if state.phases[seat] == 2:
             return (f"exchange {tiles_text(action.tiles)}: fish for paying power, keeping "
                     "your strongest colour")
-        return f"exchange {tiles_text(action.tiles)}: they fit no row; fish for tiles that do"
+        fits = "it fits" if len(action.tiles) == 1 else "they fit"
+        return f"exchange {tiles_text(action.tiles)}: {fits} no row; fish for tiles that do"
     return "nothing else is possible"
 
 

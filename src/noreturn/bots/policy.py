@@ -152,10 +152,13 @@ def exchange_tiles(state: GameState) -> tuple[int, ...]:
 def choose(state: GameState, rng: Random | None = None) -> Choice:
     """The strategy's decision for the player to move, as ``rollout.choose`` returns it.
 
-    Deterministic: ``rng`` is accepted so that it fits ``playout``'s policy slot.
+    Deterministic: ``rng`` is accepted so that it fits ``playout``'s policy slot. The hand
+    is sorted first (its order carries no meaning), so that ties between equally good
+    choices fall the same way however the hand was dealt.
     """
     seat = state.to_move
     hand = state.hands[seat]
+    hand.sort()
     if state.stage == MULLIGAN:
         low = tuple(t for t in hand if t & 31 <= MULLIGAN_MAX)
         return (MULLIGAN_CHOICE, 0, 0, low[: len(state.bag)])

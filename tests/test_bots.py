@@ -1,0 +1,231 @@
+"""Bots: the registry, legal play in many games, honest sampling, hints, forfeits."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from random import Random
+
+import pytest
+
+from noreturn.bots import Deck, make_bot, play_game
+from noreturn.bots.base import LEVELS, BotError, bot_names
+from noreturn.bots.heuristic import HeuristicBot
+from noreturn.bots.hints import suggest
+from noreturn.bots.ismcts import IsmctsBot, candidates
+from noreturn.bots.sampling import determinize
+from noreturn.engine import Action, Exchange, GameState, Rules, View, legal_actions, view
+from noreturn.records import check_record
+from strategies import game_positions, hidden_from, random_rules, tile_places
+
+SMALL = Rules(players=2, colors=3, max_value=6, copies=2, hand_size=4, exchange_limit=2)
+
+
+# ----------------------------------------------------------------------------- registry
+def test_registry_knows_every_bot_and_level() -> None:
+    names = bot_names()
+    for name in ("random", "greedy", "heuristic", "ismcts", *LEVELS):
+        assert name in names
+        if name != "external":
+            assert make_bot(name).name in {"random", "greedy", "heuristic", "ismcts"}
+
+
+def test_unknown_bot_names_the_choices() -> None:
+    with pytest.raises(BotError, match=r"no bot named 'clever'.*heuristic"):
+        make_bot("clever")
+
+
+def test_bad_bot_options_say_what_is_accepted() -> None:
+    with pytest.raises(BotError, match="time="):
+        make_bot("ismcts:depth=3")
+    with pytest.raises(BotError, match="not a float"):
+        make_bot("ismcts:time=soon")
+
+
+def test_ismcts_options_set_its_budget() -> None:
+    bot = make_bot("ismcts:iterations=17,c=0.5")
+    assert isinstance(bot, IsmctsBot)
+    assert (bot.iterations, bot.c) == (17, 0.5)
+
+
+# ------------------------------------------------------------------------ legal play
+def _variant(rng: Random, players: int) -> Rules:
+    while True:
+        rules = random_rules(rng)
+        if rules.players == players:
+            return rules
+
+
+def _lineup(rng: Random, players: int, pool: Sequence[str]) -> list[str]:
+    return [pool[int(rng.random() * len(pool))] for _ in range(players)]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_simple_bots_play_only_legal_actions_in_many_games(players: int) -> None:
+    rng = Random(players)
+    games = 0
+    for deal in range(700):
+        rules = Rules(players=players) if deal % 4 == 0 else _variant(rng, players)
+        names = _lineup(rng, players, ("random", "greedy", "heuristic"))
+        result = play_game(rules, [make_bot(n) for n in names], Deck(rules, deal), seed=deal,
+                           keep_record=deal % 25 == 0)
+        assert result.forfeits == [], result.forfeits
+        if result.record is not None:
+            assert check_record(result.record).valid
+        games += 1
+    assert games == 700
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_ismcts_plays_only_legal_actions(players: int) -> None:
+    rules = Rules(**{**SMALL.to_dict(), "players": players})
+    for deal in range(6):
+        bots = [make_bot("ismcts:iterations=12")] + [make_bot("heuristic")] * (players - 1)
+        result = play_game(rules, bots, Deck(rules, deal), seed=deal, keep_record=True)
+        assert result.forfeits == []
+        assert result.record is not None and check_record(result.record).valid
+
+
+def test_ismcts_respects_an_iteration_budget() -> None:
+    state = _decision_state(Rules(), seed=3, decisions=12)
+    bot = IsmctsBot(iterations=25)
+    action = bot.act(view(state, state.to_move), legal_actions(state), Random(1))
+    assert action in legal_actions(state)
+    assert bot.last_iterations == 25
+
+
+def test_ismcts_candidates_are_legal_distinct_and_lead_with_the_strategy() -> None:
+    for state in _decision_states(Rules(), seeds=range(3)):
+        found = candidates(state)
+        legal = legal_actions(state)
+        assert set(found) <= set(legal)
+        assert len(found) == len(set(found))
+        favourite = HeuristicBot().decide(view(state, state.to_move), legal)[0]
+        assert found[0] == favourite
+        exchanges = sum(isinstance(a, Exchange) for a in found)
+        assert exchanges <= len(set(state.hands[state.to_move])) + 1
+
+
+# ---------------------------------------------------------------- hidden information
+def _decision_states(rules: Rules, seeds: range) -> list[GameState]:
+    return [p for seed in seeds for p in game_positions(rules, seed, "builder")
+            if not p.is_chance() and not p.is_over()]
+
+
+def _decision_state(rules: Rules, seed: int, decisions: int) -> GameState:
+    return _decision_states(rules, range(seed, seed + 1))[decisions]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_determinization_agrees_with_the_view_and_conserves_every_tile(players: int) -> None:
+    rng = Random(players)
+    rules = Rules(players=players)
+    for state in _decision_states(rules, range(4))[::5]:
+        for seat in range(players):
+            seen = view(state, seat)
+            sample = determinize(seen, rng)
+            assert view(sample, seat) == seen
+            assert tile_places(sample) == Counter(rules.all_tiles())
+            assert sorted(hidden_from(sample, seat).elements()) == sorted(
+                seen.unseen().elements())
+
+
+def test_determinizations_vary_the_hidden_tiles_only() -> None:
+    state = _decision_state(Rules(), seed=1, decisions=10)
+    seat = state.to_move
+    seen = view(state, seat)
+    rng = Random(5)
+    hands = {tuple(sorted(determinize(seen, rng).hands[1 - seat])) for _ in range(20)}
+    assert len(hands) > 1, "samples should differ in the other hand"
+    assert all(determinize(seen, rng).hands[seat] == list(seen.hand or ()) for _ in range(5))
+
+
+def test_determinize_refuses_a_spectator_view() -> None:
+    state = _decision_state(Rules(), seed=2, decisions=4)
+    with pytest.raises(BotError, match="spectator"):
+        determinize(view(state, None), Random(0))
+
+
+class _Spy:
+    """Records what a bot is given, and plays the heuristic."""
+
+    name = "spy"
+
+    def __init__(self) -> None:
+        self.seen: list[object] = []
+
+    def act(self, seen: View, legal: Sequence[Action], rng: Random) -> Action:
+        self.seen.append(seen)
+        return HeuristicBot().act(seen, legal, rng)
+
+
+def test_bots_receive_only_their_own_seats_view() -> None:
+    spy = _Spy()
+    result = play_game(Rules(), [spy, make_bot("heuristic")], Deck(Rules(), 9), seed=9)
+    assert result.forfeits == []
+    assert spy.seen and all(isinstance(v, View) and v.seat == 0 for v in spy.seen)
+    assert not any(isinstance(getattr(v, f), GameState) for v in spy.seen
+                   for f in View.__dataclass_fields__)
+
+
+def test_heuristic_decision_does_not_depend_on_hidden_tiles() -> None:
+    rng = Random(8)
+    bot = HeuristicBot()
+    for state in _decision_states(Rules(), range(2))[::4]:
+        seat = state.to_move
+        seen = view(state, seat)
+        legal = legal_actions(state)
+        first = bot.decide(seen, legal)
+        other = determinize(seen, rng)  # another world with the same view
+        assert bot.decide(view(other, seat), legal_actions(other)) == first
+
+
+# --------------------------------------------------------------------------- hints
+def test_suggest_gives_a_legal_move_and_a_reason_on_every_turn() -> None:
+    for state in _decision_states(Rules(players=3), range(2)):
+        action, reason = suggest(view(state, state.to_move))
+        assert action in legal_actions(state)
+        assert len(reason) > 10
+        named = str(action).split()[1:]  # the tiles (or row) the action names, if any
+        assert all(word in reason for word in named if word[0] != "x" and word != "pay") or (
+            reason.startswith(("keep the hand", "score")))
+
+
+def test_suggest_refuses_when_it_is_not_your_turn() -> None:
+    state = _decision_state(Rules(), seed=4, decisions=6)
+    with pytest.raises(BotError, match="whose turn"):
+        suggest(view(state, 1 - state.to_move))
+
+
+# ------------------------------------------------------------------ matches, forfeits
+def test_paired_deals_share_the_deck_and_the_start_player() -> None:
+    first, second = Deck(Rules(), "x"), Deck(Rules(), "x")
+    assert first.order == second.order and first.start_player == second.start_player
+    assert Deck(Rules(), "y").order != first.order
+
+
+class _Cheat:
+    name = "cheat"
+
+    def act(self, seen: View, legal: Sequence[Action], rng: Random) -> Action:
+        return Exchange(tuple(seen.hand or ())[:6])  # more tiles than an exchange allows
+
+
+def test_an_illegal_answer_forfeits_to_the_fallback_and_the_record_says_so() -> None:
+    result = play_game(SMALL, [_Cheat(), make_bot("greedy")], Deck(SMALL, 1), seed=1,
+                       keep_record=True)
+    assert len(result.forfeits) == 1
+    assert "not legal" in result.forfeits[0].reason
+    assert result.record is not None
+    assert "forfeit" in result.record["players"][0]
+    assert check_record(result.record).valid
+
+
+def test_heuristic_beats_random_on_paired_deals() -> None:
+    wins = 0
+    for deal in range(10):
+        for seats in (("heuristic", "random"), ("random", "heuristic")):
+            result = play_game(Rules(), [make_bot(n) for n in seats], Deck(Rules(), deal),
+                               seed=deal)
+            wins += result.ranks[seats.index("heuristic")] == 1
+    assert wins >= 19

@@ -98,6 +98,42 @@ def bench(
     raise typer.Exit(bench_command(players, seconds, as_json))
 
 
+class Backend(StrEnum):
+    """Where ``tournament`` runs its games."""
+
+    local = "local"
+    ray = "ray"
+
+
+@app.command()
+def tournament(
+    bots: Annotated[str, typer.Option(
+        help="bot specs, comma-separated: random,greedy or heuristic,ismcts:time=1")],
+    players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
+    games: Annotated[int, typer.Option(
+        min=1, help="games; rounded up to whole paired deals")] = 100,
+    seed: Annotated[int, typer.Option(help="base seed; deal d uses the bag of (seed, d)")] = 0,
+    rules: Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=5")] = "",
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="processes (default: every core); 1 plays in this process")] = None,
+    backend: Annotated[Backend, typer.Option(help="local cores or a Ray cluster")] = (
+        Backend.local),
+    address: Annotated[str | None, typer.Option(
+        help="Ray cluster to join (default: start a local Ray)")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="write results.json and tournament.png here")] = None,
+    records: Annotated[bool, typer.Option(
+        help="also write every game's record to OUT/records/")] = False,
+) -> None:
+    """Bots against bots on paired deals: win rates with 95% intervals, ratings, plot."""
+    from noreturn.sim.report import tournament_command  # noqa: PLC0415 - keeps startup fast
+    from noreturn.sim.tournament import Settings, split_specs  # noqa: PLC0415
+
+    settings = Settings(tuple(split_specs(bots)), _rules(players, rules), games, seed,
+                        backend.value, workers, address)
+    raise typer.Exit(tournament_command(settings, out, records))
+
+
 def main() -> None:
     """Entry point of the console script."""
     app()

@@ -1,0 +1,137 @@
+"""Where tournament games run: this machine's cores, or a Ray cluster.
+
+A backend takes picklable tasks and a module-level function, and yields the function's
+results as they finish, in any order; the caller sorts them. Keeping the backends ignorant
+of what a task is lets the local pool and Ray run exactly the same work, which is what makes
+their results identical.
+
+* ``local``: a ``ProcessPoolExecutor`` with the ``spawn`` start method (safe beside the
+  progress bar's thread, and the same on every platform), one game per submitted task so
+  progress moves game by game, with a bounded window of tasks in flight. One worker runs
+  in-process, which is the easy case to debug.
+* ``ray``: one remote task per chunk of games (Ray's per-task overhead is larger than a fast
+  game), on a local Ray instance or on the cluster at ``address``. Ray is imported only here
+  and only when chosen, as it is an optional extra. Every node must have ``noreturn``
+  installed, as the workers import it to play.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import math
+import multiprocessing
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from itertools import islice
+from types import ModuleType
+from typing import Any, TypeVar
+
+from noreturn.engine import NoReturnError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+WINDOW_PER_WORKER = 4
+"""Local tasks in flight per worker: enough to keep workers busy, few enough to stop fast."""
+
+CHUNKS_PER_CPU = 4
+MAX_CHUNK = 32
+
+
+class BackendError(NoReturnError):
+    """A backend cannot run: Ray missing, or a cluster that cannot be reached."""
+
+
+def execute(
+    tasks: Sequence[T], fn: Callable[[T], R], backend: str = "local", workers: int = 1,
+    address: str | None = None,
+) -> Iterator[R]:
+    """``fn(task)`` for every task, yielded as each finishes (in no particular order)."""
+    if backend == "ray":
+        return run_ray(tasks, fn, workers, address)
+    return run_local(tasks, fn, workers)
+
+
+def run_local(tasks: Sequence[T], fn: Callable[[T], R], workers: int) -> Iterator[R]:
+    """Run on this machine's cores; ``workers == 1`` runs in this process."""
+    if workers <= 1 or len(tasks) <= 1:
+        yield from map(fn, tasks)
+        return
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=context) as pool:
+        try:
+            yield from _windowed(pool, tasks, fn, workers * WINDOW_PER_WORKER)
+        except BaseException:  # an error, Ctrl-C or an abandoned generator: stop the rest
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _windowed(
+    pool: ProcessPoolExecutor, tasks: Sequence[T], fn: Callable[[T], R], window: int
+) -> Iterator[R]:
+    """Keep at most ``window`` tasks submitted; yield results as they come."""
+    queue = iter(tasks)
+    pending: set[Future[R]] = {pool.submit(fn, task) for task in islice(queue, window)}
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            yield future.result()
+            task = next(queue, None)
+            if task is not None:
+                pending.add(pool.submit(fn, task))
+
+
+def run_ray(
+    tasks: Sequence[T], fn: Callable[[T], R], workers: int, address: str | None
+) -> Iterator[R]:
+    """Run on Ray: the running instance, the cluster at ``address``, or a new local one."""
+    ray = import_ray()
+    started = not ray.is_initialized()
+    if started:
+        _init_ray(ray, workers, address)
+    try:
+        remote = ray.remote(run_chunk)
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        size = chunk_size(len(tasks), cpus)
+        pending = [remote.remote(fn, tasks[i:i + size]) for i in range(0, len(tasks), size)]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                yield from ray.get(ref)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def import_ray() -> ModuleType:
+    """The ``ray`` module, or a clear error saying how to install it.
+
+    Raises:
+        BackendError: Ray is not installed.
+    """
+    try:
+        return importlib.import_module("ray")
+    except ImportError as exc:
+        raise BackendError("the Ray backend needs Ray: pip install 'noreturn[ray]'") from exc
+
+
+def _init_ray(ray: Any, workers: int, address: str | None) -> None:
+    """Join the cluster at ``address``, or start a local instance with ``workers`` CPUs."""
+    try:
+        if address:
+            ray.init(address=address, logging_level=logging.WARNING)
+        else:
+            ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.WARNING)
+    except ConnectionError as exc:
+        raise BackendError(f"cannot reach the Ray cluster at {address!r}: {exc}") from exc
+
+
+def chunk_size(tasks: int, cpus: int) -> int:
+    """Games per Ray task: a few chunks per CPU for balance, none too large for progress."""
+    return max(1, min(MAX_CHUNK, math.ceil(tasks / (cpus * CHUNKS_PER_CPU))))
+
+
+def run_chunk(fn: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
+    """Run a chunk of tasks in one worker (the body of a Ray task)."""
+    return [fn(task) for task in tasks]

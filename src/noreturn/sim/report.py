@@ -1,0 +1,130 @@
+"""What ``noreturn tournament`` shows and writes: progress, the table, results.json, the plot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich import box
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from noreturn.engine import NoReturnError, Rules
+from noreturn.sim.stats import wilson_interval
+from noreturn.sim.tournament import (
+    BotStats,
+    Schedule,
+    Settings,
+    Tournament,
+    bot_stats,
+    rating_method,
+    results_json,
+    run_tournament,
+    schedule,
+    write_results,
+)
+
+
+def tournament_command(
+    settings: Settings, out: Path | None = None, records: bool = False,
+    console: Console | None = None,
+) -> int:
+    """Run a tournament with a progress bar, print the table, write the files; exit status."""
+    console = console or Console()
+    if records and out is None:
+        console.print("[red]error:[/] --records needs --out DIR to write the records into")
+        return 2
+    try:
+        plan = schedule(settings, keep_records=records)
+        console.print(plan_text(settings, plan))
+        tournament = _run_with_progress(settings, plan, out, records, console)
+    except NoReturnError as exc:
+        console.print(f"[red]error:[/] {exc}")
+        return 2
+    stats = bot_stats(tournament)
+    console.print(results_table(tournament, stats))
+    console.print(f"{len(tournament.games)} games in {tournament.elapsed:.1f} s "
+                  f"({len(tournament.games) / max(tournament.elapsed, 1e-9):.1f} games/s), "
+                  f"backend {settings.backend}, {tournament.workers} "
+                  f"worker{'s' if tournament.workers > 1 else ''}")
+    if out is not None:
+        _write_outputs(tournament, stats, out, records, console)
+    return 0
+
+
+def plan_text(settings: Settings, plan: Schedule) -> str:
+    """How many games will be played and why: paired deals round the number up."""
+    games = len(plan.tasks)
+    text = (f"{games} games: {plan.deals} deals x {plan.per_deal} seatings per deal "
+            f"({len(plan.lineups)} lineup{'s' if len(plan.lineups) > 1 else ''} of "
+            f"{settings.players}, every rotation around the table)")
+    if games != settings.games:
+        text += f"; {settings.games} asked for, rounded up to whole paired deals"
+    return text
+
+
+def _run_with_progress(
+    settings: Settings, plan: Schedule, out: Path | None, records: bool, console: Console
+) -> Tournament:
+    """Play the tournament with a bar that advances as each game finishes."""
+    columns = (TextColumn("playing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TimeRemainingColumn())
+    records_dir = out / "records" if out is not None and records else None
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("games", total=len(plan.tasks))
+        return run_tournament(settings, records_dir, lambda _: progress.advance(task), plan)
+
+
+def results_table(tournament: Tournament, stats: list[BotStats]) -> Table:
+    """One row per bot: games, win rate with its interval, scores, margin, rating, speed."""
+    settings = tournament.settings
+    table = Table(title=f"{len(tournament.games)} games, {settings.players} players, "
+                        f"rules {rules_text(settings.rules)}, seed {settings.seed}",
+                  box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True,
+                  caption=f"score, margin: means; margin = score - best other score; "
+                          f"a shared first place is a win for each; "
+                          f"rating: {rating_method(settings.players)}")
+    for header in ("bot", "games", "win %", "95% CI", "score", "margin", "rating", "ms/move",
+                   "forfeits"):
+        table.add_column(header, justify="right", no_wrap=True)
+    table.columns[0].justify, table.columns[0].no_wrap, table.columns[0].overflow = (
+        "left", False, "fold")  # only the bot's name may fold on narrow terminals
+    for bot in stats:
+        low, high = wilson_interval(bot.wins, bot.games)
+        rating = (f"{bot.rating:.0f}" if bot.rating_sigma is None
+                  else f"{bot.rating:.1f}±{bot.rating_sigma:.1f}")
+        table.add_row(bot.name, str(bot.games), f"{100 * bot.win_rate:.1f}",
+                      f"{100 * low:.1f}-{100 * high:.1f}", f"{bot.mean_score:.1f}",
+                      f"{bot.mean_margin:+.1f}", rating, f"{bot.ms_per_move:.2f}",
+                      str(bot.forfeits))
+    return table
+
+
+def rules_text(rules: Rules) -> str:
+    """The rules as their differences from the published game, or ``standard``."""
+    standard = Rules(players=rules.players).to_dict()
+    changed = [f"{k}={v}" for k, v in rules.to_dict().items() if standard[k] != v]
+    return ",".join(changed) or "standard"
+
+
+def _write_outputs(
+    tournament: Tournament, stats: list[BotStats], out: Path, records: bool, console: Console
+) -> None:
+    """results.json and tournament.png in ``out`` (the records are already there)."""
+    from noreturn.sim.plot import plot_tournament  # noqa: PLC0415 - matplotlib loads slowly
+
+    out.mkdir(parents=True, exist_ok=True)
+    results = write_results(results_json(tournament, stats), out / "results.json")
+    title = (f"{len(tournament.games)} games, {tournament.settings.players} players, "
+             f"rules {rules_text(tournament.settings.rules)}")
+    plot = plot_tournament(stats, tournament.settings.players, title, out / "tournament.png")
+    console.print(f"results: {results}\nplot: {plot}")
+    if records:
+        console.print(f"records: {out / 'records'}/ (replay one: noreturn replay FILE)")

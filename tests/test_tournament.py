@@ -1,0 +1,220 @@
+"""Tournaments: paired deals, counts, results.json, the plot, records, determinism, the CLI."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from noreturn.bots import BotError, register
+from noreturn.cli import app
+from noreturn.engine import Rules
+from noreturn.records import check_record, read_record
+from noreturn.sim import backends
+from noreturn.sim.backends import BackendError
+from noreturn.sim.report import tournament_command
+from noreturn.sim.tournament import (
+    Settings,
+    TournamentError,
+    bot_stats,
+    lineups,
+    results_json,
+    run_tournament,
+    schedule,
+    seatings,
+    split_specs,
+    without_timings,
+)
+
+runner = CliRunner()
+
+SMALL = "colors=3,max_value=6,hand_size=4"
+"""A variant whose games last a millisecond or so."""
+
+BOT_KEYS = {"name", "games", "wins", "win_rate", "ci_low", "ci_high", "mean_score",
+            "mean_margin", "rating"}
+
+
+def small(players: int = 2) -> Rules:
+    return Rules.parse(SMALL, players=players)
+
+
+def settings(bots: str = "random,greedy", players: int = 2, games: int = 8, seed: int = 3,
+             **options: Any) -> Settings:
+    return Settings(tuple(split_specs(bots)), small(players), games, seed, workers=1, **options)
+
+
+def results(setup: Settings) -> dict[str, Any]:
+    tournament = run_tournament(setup)
+    return results_json(tournament, bot_stats(tournament))
+
+
+def test_split_specs_keeps_bot_options_together() -> None:
+    assert split_specs("random, greedy") == ["random", "greedy"]
+    assert split_specs("ismcts:time=1,iterations=50,greedy") == [
+        "ismcts:time=1,iterations=50", "greedy"]
+    assert split_specs("greedy,time=1") == ["greedy", "time=1"]  # no options open: a new bot
+
+
+def test_lineups_are_combinations_or_the_list_cycled() -> None:
+    assert lineups(["a", "b", "c"], 2) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert lineups(["a", "b", "c", "d"], 3) == [("a", "b", "c"), ("a", "b", "d"),
+                                                ("a", "c", "d"), ("b", "c", "d")]
+    assert lineups(["a", "b"], 4) == [("a", "b", "a", "b")]
+    assert lineups(["a", "b"], 3) == [("a", "b", "a")]
+
+
+def test_seatings_are_the_distinct_rotations() -> None:
+    assert seatings(("a", "b", "c")) == [("a", "b", "c"), ("b", "c", "a"), ("c", "a", "b")]
+    assert seatings(("a", "b", "a", "b")) == [("a", "b", "a", "b"), ("b", "a", "b", "a")]
+    assert seatings(("a", "a")) == [("a", "a")]
+
+
+@pytest.mark.parametrize(("bots", "players", "games", "played"), [
+    ("random,greedy", 2, 5, 6),  # 3 deals x 2 seatings
+    ("random,greedy,heuristic", 2, 6, 6),  # 1 deal x 3 lineups x 2 seatings
+    ("random,greedy,heuristic", 2, 7, 12),
+    ("random,greedy", 4, 3, 4),  # a,b,a,b has 2 distinct seatings
+    ("random,greedy", 3, 1, 3),
+])
+def test_games_are_rounded_up_to_whole_paired_deals(bots: str, players: int, games: int,
+                                                    played: int) -> None:
+    plan = schedule(settings(bots, players, games))
+    assert len(plan.tasks) == played == plan.deals * plan.per_deal
+    assert [t.game for t in plan.tasks] == list(range(played))
+
+
+def test_every_seating_of_a_deal_plays_the_same_bag(tmp_path: Path) -> None:
+    run_tournament(settings("random,greedy", 3, 9), records_dir=tmp_path)
+    first_deals: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    seated: dict[int, set[tuple[str, ...]]] = defaultdict(set)
+    for path in sorted(tmp_path.glob("*.json")):
+        record = read_record(path)
+        deal = record["meta"]["tournament"]["deal"]
+        first_deals[deal].append(record["events"][0])
+        seated[deal].add(tuple(p["name"] for p in record["players"]))
+    assert len(first_deals) == 3
+    for deal, events in first_deals.items():
+        assert len(events) == 3 and len(seated[deal]) == 3
+        assert all(event == events[0] for event in events), f"deal {deal} is not paired"
+    assert first_deals[0][0] != first_deals[1][0], "different deals must differ"
+
+
+@pytest.mark.parametrize(("bots", "players", "games"), [
+    ("random,greedy,heuristic", 2, 12), ("random,greedy", 4, 8), ("random,greedy,heuristic", 3, 6),
+])
+def test_each_bots_games_add_up(bots: str, players: int, games: int) -> None:
+    data = results(settings(bots, players, games))
+    entries = data["bots"]
+    assert sum(bot["games"] for bot in entries) == data["games"] * players
+    assert data["games"] == len(data["per_game"]) == games
+    for bot in entries:
+        seats = sum(game["seats"].count(bot["name"]) for game in data["per_game"])
+        wins = sum(1 for game in data["per_game"] for seat, name in enumerate(game["seats"])
+                   if name == bot["name"] and game["ranks"][seat] == 1)
+        assert (bot["games"], bot["wins"]) == (seats, wins)
+        assert bot["ci_low"] <= bot["win_rate"] <= bot["ci_high"]
+    if len(bots.split(",")) > players:  # every bot meets every other: equal shares of seats
+        assert len({bot["games"] for bot in entries}) == 1
+
+
+def test_stronger_bot_rates_higher_and_margins_mirror_in_two_player_games() -> None:
+    data = results(settings("random,greedy", 2, 40))
+    random_bot, greedy = data["bots"]
+    assert greedy["rating"] > 1500 > random_bot["rating"]
+    assert greedy["mean_margin"] == pytest.approx(-random_bot["mean_margin"])
+    assert greedy["win_rate"] > random_bot["win_rate"]
+
+
+def test_results_json_png_and_records(tmp_path: Path) -> None:
+    setup = settings("random,greedy", 2, 6)
+    assert tournament_command(setup, tmp_path, records=True) == 0
+    data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    for key in ("players", "games", "seed", "rules", "backend", "workers", "bots", "per_game"):
+        assert key in data
+    assert [bot["name"] for bot in data["bots"]] == ["random", "greedy"]
+    assert all(set(bot) >= BOT_KEYS for bot in data["bots"])
+    assert data["rules"] == small().to_dict() and data["seed"] == 3
+    assert (tmp_path / "tournament.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    records = sorted((tmp_path / "records").glob("*.json"))
+    assert len(records) == data["games"] == 6
+    for path, game in zip(records, data["per_game"], strict=True):
+        record = read_record(path)
+        assert check_record(record).valid, path
+        assert record["result"]["scores"] == game["scores"]
+
+
+def test_same_seed_same_results_and_another_seed_differs() -> None:
+    first = without_timings(results(settings(seed=11)))
+    assert without_timings(results(settings(seed=11))) == first
+    assert without_timings(results(settings(seed=12)))["per_game"] != first["per_game"]
+
+
+def test_cli_runs_with_two_worker_processes(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["tournament", "--bots", "random,greedy", "--games", "9",
+                                 "--rules", SMALL, "--seed", "5", "--workers", "2",
+                                 "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "10 games: 5 deals x 2 seatings" in result.output
+    assert "9 asked for, rounded up" in result.output
+    assert "greedy" in result.output and "95% CI" in result.output
+    data = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert data["workers"] == 2 and data["games"] == 10
+    in_process = results(Settings(("random", "greedy"), small(), 9, 5, workers=1))
+    assert without_timings(data) == without_timings(in_process)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--bots", "random,nobody"], "no bot named 'nobody'"),
+    (["--bots", "random,random"], "each bot once"),
+    (["--bots", "random", "--records"], "--records needs --out"),
+    (["--bots", "random", "--rules", "colors=0"], "colors"),
+])
+def test_cli_refuses_bad_settings(args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["tournament", *args, "--games", "2"])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+
+
+class Crashing:
+    """A bot that fails at its third decision: its seat is forfeited to the fallback."""
+
+    name = "test-crashing"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def act(self, view: Any, legal: Any, rng: Any) -> Any:
+        self.calls += 1
+        if self.calls == 3:
+            raise BotError("crashed on purpose")
+        return legal[0]
+
+
+def test_forfeits_and_thinking_time_are_counted_per_bot() -> None:
+    register("test-crashing", "fails at its third decision (tests only)")(lambda _: Crashing())
+    data = results(settings("test-crashing,greedy", 2, 4))
+    crashing, greedy = data["bots"]
+    assert crashing["forfeits"] == crashing["games"] == 4 and greedy["forfeits"] == 0
+    assert all(game["forfeits"][0]["bot"] == "test-crashing" for game in data["per_game"])
+    assert crashing["ms_per_move"] > 0 and greedy["ms_per_move"] > 0
+
+
+def test_settings_are_checked_before_any_game() -> None:
+    with pytest.raises(TournamentError, match="backend"):
+        schedule(settings(backend="slurm"))
+
+
+def test_ray_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_ray(name: str) -> Any:
+        raise ImportError(f"No module named {name!r}")
+
+    monkeypatch.setattr(importlib, "import_module", no_ray)
+    with pytest.raises(BackendError, match=r"pip install 'noreturn\[ray\]'"):
+        backends.import_ray()

@@ -16,7 +16,8 @@ bag runs out counts against you. So the strategy is:
    first; in phase 2 the tiles outside the strongest colour.
 5. **Time the switch** to phase 2 from the bag: the turns the bag still allows (estimated
    from how fast it has emptied so far) against the scoring turns the rows need (their sums
-   against the hand's paying power), with a margin of one turn.
+   against the hand's paying power), with a margin of one turn in two-player games and
+   one turn later with more players (measured by tournaments, see ``policy.py``).
 
 Mulligan: tiles of 4 or less are set aside; they start no row and pay little.
 """

@@ -17,7 +17,11 @@ from noreturn.engine.state import MULLIGAN
 
 START_MIN = 9
 MULLIGAN_MAX = 4
-TYPICAL_PAYMENT = 12
+TYPICAL_PAYMENT = 15
+DECLARE_MARGIN = {2: 1}
+"""Spare turns kept when declaring, by player count (default -1). Measured: with two
+players a turn in hand pays; with three or four, declaring a turn later wins more games
+against ``greedy`` (48% instead of 40% in 3-player paired deals, where 33% is even)."""
 MAX_GAP = 2
 
 
@@ -47,7 +51,8 @@ def should_declare(state: GameState) -> bool:
     """Whether waiting longer would leave rows unscored when the bag runs out."""
     seat = state.to_move
     needed = scoring_turns_needed(state.rows[seat], state.hands[seat])
-    return needed > 0 and turns_left(state) <= needed + 1
+    margin = DECLARE_MARGIN.get(state.rules.players, -1)
+    return needed > 0 and turns_left(state) <= needed + margin
 
 
 def best_place(state: GameState) -> tuple[float, tuple[int, ...]]:

@@ -20,7 +20,12 @@ class BotError(NoReturnError):
 
 @runtime_checkable
 class Bot(Protocol):
-    """Anything that picks one of the legal actions from a seat's view."""
+    """Anything that picks one of the legal actions from a seat's view.
+
+    A bot may also have ``start_game(seat, names)`` and ``end_game(final_view)``; the game
+    runner calls them when present (an external program is started and told the result
+    through them).
+    """
 
     name: str
 
@@ -83,12 +88,14 @@ def parse_options(text: str, allowed: dict[str, type]) -> dict[str, float | int 
         try:
             options[key] = allowed[key](raw)
         except ValueError as exc:
-            raise BotError(f"bot option {part!r}: {raw!r} is not a {allowed[key].__name__}") from exc
+            kind = allowed[key].__name__
+            raise BotError(f"bot option {part!r}: {raw!r} is not a {kind}") from exc
     return options
 
 
 def _load_builtin() -> None:
     """Import the modules that register the built-in bots (once)."""
+    import noreturn.bots.external  # noqa: PLC0415 - registers on import
     import noreturn.bots.heuristic  # noqa: PLC0415 - registers on import
     import noreturn.bots.ismcts  # noqa: PLC0415 - registers on import
     import noreturn.bots.simple  # noqa: F401, PLC0415 - registers on import

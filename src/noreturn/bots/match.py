@@ -90,18 +90,28 @@ def play_game(
     """
     names = list(names or [b.name for b in bots])
     seats = list(bots)
+    for seat, bot in enumerate(bots):  # bots with a life outside Python (external programs)
+        start = getattr(bot, "start_game", None)
+        if callable(start):
+            start(seat, names)
     state = GameState(rules, deck.start_player)
     writer = RecordWriter(state, [{"name": n, "kind": "bot"} for n in names], default_meta())
     rngs = [Random(f"bot:{seed}:{seat}") for seat in range(rules.players)]
     result = GameResult(names, [], [], 0, deck.start_player,
                         decision_seconds=[0.0] * rules.players, decisions=[0] * rules.players)
-    while not state.is_over():
-        if state.is_chance():
-            action: Action = deck.next_draw(state)
-        else:
-            action = _decide(state, seats, rngs, result, names)
-        writer.observe(state, action)
-        state.play(action)
+    try:
+        while not state.is_over():
+            if state.is_chance():
+                action: Action = deck.next_draw(state)
+            else:
+                action = _decide(state, seats, rngs, result, names)
+            writer.observe(state, action)
+            state.play(action)
+    finally:
+        for seat, bot in enumerate(bots):  # the original bots, a forfeited one too
+            end = getattr(bot, "end_game", None)
+            if callable(end):
+                end(view(state, seat))
     result.scores, result.ranks, result.turns = state.scores(), state.ranks(), state.turns
     if keep_record:
         record = writer.record(state)

@@ -5,9 +5,11 @@ value now and is worth twice its value once scored; in phase 2 each turn can sco
 row's tail, paid for with hand tiles of a single colour. Whatever is still in a row when the
 bag runs out counts against you. So the strategy is:
 
-1. **Start rows high, keep gaps small.** A row is started only with a high tile (9 or more,
-   8 when little else fits), and extended with tiles just below its lowest one: every value
-   skipped is a tile that can never be placed there again. Equal values cost no gap.
+1. **Start rows high, keep gaps small.** A row is started only with a tile of 6 or more,
+   and extended with tiles below its lowest one in steps of at most 5, smaller steps
+   preferred: every value skipped is a tile that can never be placed there again. Equal
+   values cost no gap. (Tidier rows, started at 9 with steps of 2, lost to plain greedy
+   play in 3- and 4-player games: rows must also grow fast.)
 2. **Keep paying power.** A SCORE needs one colour whose hand tiles sum to the row's tail;
    the strongest colour in hand is kept rather than exchanged.
 3. **Pay with the least overpay** (scored points first, then the smallest excess), unless

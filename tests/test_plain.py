@@ -5,11 +5,12 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 from noreturn.plain import run_plain
 
 
-def play_fed(lines: str, tmp_path: Path, seed: int = 5) -> tuple[str, dict[str, object]]:
+def play_fed(lines: str, tmp_path: Path, seed: int = 5) -> tuple[str, dict[str, Any]]:
     out: list[str] = []
     code = run_plain(players=2, name="Ada", seed=seed, stdin=io.StringIO(lines),
                      save_dir=tmp_path, write=out.append)
@@ -45,3 +46,45 @@ def test_declare_asks_for_confirmation(tmp_path: Path) -> None:
     text, record = play_fed("\ndeclare\nn\nquit\n", tmp_path)
     assert "declare phase 2? You can never place again." in text
     assert not any(e["type"] == "declare" and e["player"] == 0 for e in record["events"])
+
+
+def test_the_play_command_falls_back_to_plain_prompts_without_a_terminal(
+    tmp_path: Path,
+) -> None:
+    from typer.testing import CliRunner  # noqa: PLC0415 - only these tests need it
+
+    from noreturn.cli import app  # noqa: PLC0415
+    from noreturn.records import check_record  # noqa: PLC0415
+
+    result = CliRunner().invoke(app, ["play", "--seed", "3", "--bots", "easy",
+                                      "--save-dir", str(tmp_path)], input="1\n" * 400)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("(not a terminal: playing with plain prompts")
+    assert "final scores:" in result.output
+    (saved,) = tmp_path.glob("*.json")
+    record = json.loads(saved.read_text())
+    assert check_record(record).valid and "result" in record
+    assert record["players"][1]["policy"] == "easy"
+
+
+def test_plain_hint_undo_and_tile_tracker(tmp_path: Path) -> None:
+    text, record = play_fed("hint\ntiles\nundo\n\nundo\nquit\n", tmp_path, seed=7)
+    assert "  hint: mulligan" in text
+    assert "unseen tiles (" in text and "R11:" in text
+    assert "nothing to undo yet" in text
+    assert "undone: your move again" in text
+    mine = [e["type"] for e in record["events"] if e["player"] == 0]
+    assert mine == ["deal"]  # the mulligan was taken back
+
+
+def test_plain_hotseat_hands_the_keyboard_over(tmp_path: Path) -> None:
+    out: list[str] = []
+    code = run_plain(players=2, names=["Ada", "Bob"], hotseat=True, seed=2,
+                     stdin=io.StringIO("\n1\n\n1\n\nquit\n"), save_dir=tmp_path,
+                     write=out.append)
+    text = "\n".join(out)
+    assert code == 0
+    assert "pass the keyboard to Ada" in text and "pass the keyboard to Bob" in text
+    assert "Ada, mulligan> " in text and "Bob, mulligan> " in text
+    bobs = text[text.index("pass the keyboard to Bob"):text.index("Bob, mulligan> ")]
+    assert "Ada was dealt 8 tiles" in bobs and "Ada set aside 1 tile and drew 1" in bobs

@@ -52,15 +52,32 @@ def replay(
 @app.command()
 def play(
     players: Annotated[int, typer.Option(min=2, max=4, help="players, you included")] = 2,
-    seat_name: Annotated[str, typer.Option(help="your name at the table")] = "Ada",
+    bots: Annotated[str, typer.Option(
+        help="bot specs or levels (easy, medium, hard, expert), one per bot seat, "
+             "cycled: medium,hard")] = "medium",
+    seat_name: Annotated[str, typer.Option(
+        help="your name; with --hotseat every player's, comma-separated")] = "Ada",
     seed: Annotated[int | None, typer.Option(help="seed for a game you can play again")] = None,
-    plain: Annotated[bool, typer.Option(help="plain line prompts (the only mode so far)")] = True,
+    hotseat: Annotated[bool, typer.Option(
+        "--hotseat", help="every seat a person at this keyboard; hands hidden between turns")
+    ] = False,
+    no_color: Annotated[bool, typer.Option(
+        "--no-color", help="no colours: tiles keep their letters and symbols")] = False,
+    plain: Annotated[bool, typer.Option(
+        "--plain", help="plain line prompts instead of the full-screen game")] = False,
+    rules: Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=6")] = "",
     save_dir: Annotated[Path | None, typer.Option(help="where the record is saved")] = None,
+    bot_delay: Annotated[float, typer.Option(
+        min=0, help="seconds before a bot's move shows")] = 0.6,
 ) -> None:
-    """Play a game against random bots, with plain line prompts."""
-    from noreturn.plain import run_plain  # noqa: PLC0415 - keeps startup fast
+    """Play against bots (or friends, --hotseat) full screen, or with plain prompts."""
+    from noreturn.play import play_command  # noqa: PLC0415 - keeps startup fast
 
-    raise typer.Exit(run_plain(players, seat_name, seed, save_dir=save_dir))
+    names = [n.strip() for n in seat_name.split(",") if n.strip()] or ["Ada"]
+    specs = [b.strip() for b in bots.split(",") if b.strip()]
+    raise typer.Exit(play_command(
+        _rules(players, rules), names, specs, seed, hotseat=hotseat, color=not no_color,
+        plain=plain, save_dir=save_dir, bot_delay=bot_delay))
 
 
 def _rules(players: int, text: str) -> Rules:

@@ -1,41 +1,31 @@
-"""``noreturn play --plain``: the game as plain line prompts, against random bots.
+"""``noreturn play --plain``: the game as plain line prompts.
 
 For terminals without full-screen support and for scripts: it reads moves as text lines
-(the shared action text, or a number from the ``?`` list) and writes plain lines. Every
-rule comes from the engine; this module only asks, shows and records.
+(the shared action text, or a number from the ``?`` list) and writes plain lines. The game
+itself is a ``LocalTable``, shared with the full-screen app; this module only asks and shows.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
-from datetime import datetime
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from random import Random
 from typing import TextIO
 
 from noreturn.engine import (
     Action,
     Declare,
-    Draw,
-    GameState,
     Mulligan,
     NoReturnError,
     Rules,
-    Score,
-    legal_actions,
-    new_game,
+    make_tile,
     parse_action,
     parse_tile,
-    rollout_action,
-    view,
-    why_illegal,
+    tile_code,
 )
-from noreturn.engine.state import DEAL, MULLIGAN
-from noreturn.narrate import narrate_action, narrate_draw, render_table
-from noreturn.records import RecordWriter, default_meta, write_record
+from noreturn.engine.state import MULLIGAN
+from noreturn.narrate import render_table
+from noreturn.table import LocalTable, default_save_dir, make_seats
 
-BOT_NAMES = ("Bea", "Cy", "Dot")
 LIST_LIMIT = 40
 HELP = """\
 Type a move, or a number from the list that ? shows:
@@ -44,6 +34,8 @@ Type a move, or a number from the list that ? shows:
   declare               switch to phase 2 for good; then score or exchange this turn
   score R x2 pay B7 B5  score the 2 lowest tiles of your R row, paying with blue tiles
   ? [word]              list your legal moves (optionally only those containing word)
+  hint                  a suggested move and why;  undo  take back your last move (vs bots)
+  tiles                 how many of each tile you have not seen yet
   rules                 the rules in brief;  quit  stop (the game so far is saved)
 At the mulligan, type the tiles to set aside (R3 B5) or press Enter to keep your hand."""
 RULES_BRIEF = """\
@@ -54,130 +46,163 @@ then each turn EXCHANGE or SCORE the lowest tiles of a row, paying with hand til
 colour worth at least their sum. Refill to 8 after each turn. When the bag runs empty the
 round is finished. Score = your score pile minus the tiles still in your rows."""
 
-
-def default_save_dir() -> Path:
-    """Where finished games are saved: ``$XDG_DATA_HOME/noreturn/games``."""
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / "noreturn" / "games"
+__all__ = ["HELP", "RULES_BRIEF", "PlainGame", "QuitError", "default_save_dir", "play_plain",
+           "run_plain", "tracker_lines"]
 
 
 class QuitError(Exception):
-    """The human stopped the game (``quit`` or end of input)."""
+    """The person stopped the game (``quit`` or end of input)."""
 
 
 class PlainGame:
-    """One game: a human at seat 0, random bots at the other seats."""
+    """Asks the people at a ``LocalTable`` for their moves on text lines."""
 
-    def __init__(self, players: int, name: str, seed: int | None,
-                 read: Callable[[str], str], write: Callable[[str], None]) -> None:
-        self.rng = Random(seed)
-        self.state = new_game(Rules(players=players), self.rng)
-        self.names = [name, *BOT_NAMES[: players - 1]]
-        seats = [{"name": name, "kind": "human"}]
-        seats += [{"name": n, "kind": "bot", "policy": "random"} for n in self.names[1:]]
-        self.writer = RecordWriter(self.state, players=seats, meta=default_meta())
+    def __init__(self, table: LocalTable, read: Callable[[str], str],
+                 write: Callable[[str], None]) -> None:
+        """Play ``table`` reading lines with ``read(prompt)`` and writing with ``write``."""
+        self.table = table
         self.read, self.write = read, write
-        self._drawn: list[int] = []
+        self.hotseat = len(table.humans) > 1
+        self._shown = dict.fromkeys(table.humans, 0)  # log lines each person has seen
+        self._last_person: int | None = None
 
-    def run(self) -> GameState:
-        """Play to the end (or until ``QuitError``); returns the final state."""
-        state = self.state
-        self.write(f"No Return: you are {self.names[0]}, seat 0. Type help for the moves.")
-        while not state.is_over():
-            if state.is_chance():
-                self._draw()
-                continue
-            seat = state.to_move
-            action = self._ask() if seat == 0 else rollout_action(state, self.rng)
-            row = state.rows[seat][action.row] if isinstance(action, Score) else []
-            self.writer.observe(state, action)
-            state.play(action)
-            self.write(narrate_action(self.names[seat], action, seat == 0, tuple(row)))
-        return state
+    def run(self) -> None:
+        """Play to the end, or until ``QuitError``."""
+        table = self.table
+        me = table.humans[0]
+        self.write(f"No Return: you are {table.names[me]}, seat {me}. Type help for the moves."
+                   if not self.hotseat else
+                   f"No Return, hot seat: {', '.join(table.names)}. Type help for the moves.")
+        while not table.is_over():
+            table.run_bots()
+            seat = table.to_move()
+            if seat is None:
+                break
+            self._hand_over(seat)
+            self._show_log(seat)
+            self._turn(seat)
+        for seat in table.humans if not self.hotseat else []:
+            self._show_log(seat)
 
-    def _draw(self) -> None:
-        state = self.state
-        seat, dealt = state.to_move, state.stage == DEAL
-        draw = state.sample_draw(self.rng)
-        self.writer.observe(state, draw)
-        state.play(draw)
-        self._drawn.append(draw.tile)
-        if not state.draws_due or state.to_move != seat:
-            self.write(narrate_draw(self.names[seat], self._drawn, seat == 0, dealt))
-            self._drawn = []
+    def _hand_over(self, seat: int) -> None:
+        """In a hot-seat game, let the next person take the keyboard before their hand shows."""
+        if self.hotseat and seat != self._last_person:
+            self.read(f"-- pass the keyboard to {self.table.names[seat]}, then press Enter --")
+        self._last_person = seat
 
-    def _ask(self) -> Action:
-        state = self.state
+    def _show_log(self, seat: int) -> None:
+        lines = self.table.log(seat)
+        for line in lines[self._shown[seat]:]:
+            self.write(line)
+        self._shown[seat] = len(lines)
+
+    def _turn(self, seat: int) -> None:
+        """Ask until one legal move (or an undo) has been made."""
+        table = self.table
         self.write("")
-        self.write(render_table(view(state, 0), self.names))
+        self.write(render_table(table.view_for(seat), table.names))
+        prompt = "mulligan> " if table.state.stage == MULLIGAN else "your move> "
+        if self.hotseat:
+            prompt = f"{table.names[seat]}, {prompt}"
+        start = table.version
         while True:
-            line = self.read("mulligan> " if state.stage == MULLIGAN else "your move> ").strip()
+            line = self.read(prompt).strip()
             try:
                 action = self._interpret(line)
             except NoReturnError as exc:
                 self.write(f"  {exc}")
                 continue
             if action is None:
+                if table.version != start:
+                    return  # an undo changed the game: show the table again
                 continue
-            problem = _why_not(state, action)
+            problem = table.try_action(action)
             if problem is None:
-                return action
+                return
             self.write(f"  not allowed: {problem}")
 
     def _interpret(self, line: str) -> Action | None:
         """The action a line asks for, or ``None`` after answering a question."""
         word = line.split(maxsplit=1)[0].lower() if line.split() else ""
-        if word in ("quit", "exit"):
-            raise QuitError
-        if word in ("help", "h"):
-            self.write(HELP)
-            return None
-        if word == "rules":
-            self.write(RULES_BRIEF)
-            return None
-        if word == "?" or line.startswith("?"):
-            self._list(line[1:].strip())
+        answer = self._question(word, line)
+        if answer is not None:
+            self.write(answer)
             return None
         if line.isdigit():
             return self._numbered(int(line))
-        if self.state.stage == MULLIGAN and (not line or word in ("keep", "none")):
+        if self.table.state.stage == MULLIGAN and (not line or word in ("keep", "none")):
             return Mulligan(())
-        if self.state.stage == MULLIGAN and word != "mulligan":
+        if self.table.state.stage == MULLIGAN and word != "mulligan":
             return Mulligan(tuple(parse_tile(w) for w in line.split()))
         action = parse_action(line)
         if isinstance(action, Declare) and not self._confirm():
             return None
         return action
 
+    def _question(self, word: str, line: str) -> str | None:
+        """The answer to a line that asks rather than moves, or None for a move."""
+        if word in ("quit", "exit"):
+            raise QuitError
+        if word in ("help", "h"):
+            return HELP
+        if word == "rules":
+            return RULES_BRIEF
+        if word == "hint":
+            action, reason = self.table.hint()
+            return f"  hint: {action}  ({reason})"
+        if word == "undo":
+            return f"  {self.table.undo() or 'undone: your move again'}"
+        if word in ("tiles", "tracker"):
+            return "\n".join(tracker_lines(self.table, self.table.state.to_move))
+        if word == "?" or line.startswith("?"):
+            return self._list(line[1:].strip())
+        return None
+
     def _confirm(self) -> bool:
         answer = self.read("declare phase 2? You can never place again. [y/N] ")
         return answer.strip().lower() in ("y", "yes")
 
-    def _list(self, word: str) -> None:
-        actions = legal_actions(self.state)
+    def _list(self, word: str) -> str:
+        actions = self.table.legal_actions()
         shown = [(i, a) for i, a in enumerate(actions) if word.lower() in str(a)]
-        for i, action in shown[:LIST_LIMIT]:
-            self.write(f"  {i:4d}  {action}")
+        lines = [f"  {i:4d}  {action}" for i, action in shown[:LIST_LIMIT]]
         if len(shown) > LIST_LIMIT:
-            self.write(f"  ... {len(shown) - LIST_LIMIT} more: narrow the list, e.g. ? score R")
+            lines.append(f"  ... {len(shown) - LIST_LIMIT} more: narrow the list, "
+                         "e.g. ? score R")
+        return "\n".join(lines) or "  no move matches"
 
     def _numbered(self, number: int) -> Action:
-        actions = legal_actions(self.state)
+        actions = self.table.legal_actions()
         if not 0 <= number < len(actions):
             raise NoReturnError(f"there is no move {number}: type ? to list them")
         return actions[number]
 
 
-def _why_not(state: GameState, action: Action) -> str | None:
-    if isinstance(action, Draw):
-        return "draws are made for you"
-    return why_illegal(state, action)
+def tracker_lines(table: LocalTable, seat: int) -> list[str]:
+    """The tile tracker as text: for each colour, the unseen count of every value."""
+    unseen = table.unseen(seat)
+    rules = table.rules
+    lines = [f"  unseen tiles ({sum(unseen.values())}), value:count"]
+    for colour in range(rules.colors):
+        tiles = [make_tile(colour, v) for v in range(rules.max_value, 0, -1)]
+        lines.append("  " + " ".join(f"{tile_code(t)}:{unseen[t]}" for t in tiles))
+    return lines
 
 
 def run_plain(players: int = 2, name: str = "Ada", seed: int | None = None,
               stdin: TextIO | None = None, save_dir: Path | None = None,
-              write: Callable[[str], None] = print) -> int:
+              write: Callable[[str], None] = print, bots: Sequence[str] = (),
+              hotseat: bool = False, rules: Rules | None = None,
+              names: Sequence[str] = ()) -> int:
     """Play one plain game on standard input and output; returns the exit code."""
+    seats = make_seats(players, list(names) or [name], bots, hotseat)
+    table = LocalTable(seats, rules or Rules(players=players), seed, save_dir)
+    return play_plain(table, stdin, write)
+
+
+def play_plain(table: LocalTable, stdin: TextIO | None = None,
+               write: Callable[[str], None] = print) -> int:
+    """Play ``table`` on text lines (``stdin``, or the terminal); saves the record at the end."""
     def read(prompt: str) -> str:
         if stdin is None:
             return input(prompt)
@@ -187,27 +212,12 @@ def run_plain(players: int = 2, name: str = "Ada", seed: int | None = None,
             raise QuitError
         return line
 
-    game = PlainGame(players, name, seed, read, write)
     try:
-        state = game.run()
+        PlainGame(table, read, write).run()
     except (QuitError, EOFError, KeyboardInterrupt):
         write("game stopped.")
-        state = game.state
-    target = (save_dir or default_save_dir())
-    target.mkdir(parents=True, exist_ok=True)
-    path = write_record(game.writer.record(state),
-                        target / f"game-{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}.json")
-    if state.is_over():
-        write(final_scores(state, game.names))
+    path = table.save()
+    if table.is_over():
+        write("\n".join(["final scores:", *(f"  {line}" for line in table.result_lines())]))
     write(f"record saved: {path}  (see it again: noreturn replay {path})")
     return 0
-
-
-def final_scores(state: GameState, names: list[str]) -> str:
-    """The end: each score with its arithmetic, and the ranks."""
-    lines = ["final scores:"]
-    ranked = sorted(zip(state.ranks(), range(state.n), state.scores(), strict=True))
-    for rank, seat, score in ranked:
-        lines.append(f"  {rank}. {names[seat]}: {score} = pile {state.pile_sums[seat]} "
-                     f"- rows {state.row_sum(seat)}")
-    return "\n".join(lines)

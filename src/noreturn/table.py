@@ -1,0 +1,414 @@
+"""A game at one local table: seats (people or bots), turns, the log, undo, hints, the record.
+
+Both terminal front ends (the Textual app and ``--plain``) sit on this class, and it knows
+nothing of either: it takes actions and answers with text, so the same table logic is
+tested without a screen, and the server can follow the same shape for remote seats.
+
+What it guarantees:
+
+- The engine is the only judge: ``try_action`` asks ``why_illegal`` and plays only legal
+  actions; a refused action changes nothing.
+- Nothing hidden reaches a seat that may not see it: each person's log is written from
+  their own point of view (other players' exchanges, set-aside tiles and draws are counts).
+- Chance comes from a ``Deck`` seeded once, so a seed gives the same bag every time.
+- The record is kept as the game goes, so it can be saved at any moment (quit included).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from random import Random
+from typing import Any
+
+from noreturn.bots.base import Bot, BotError, make_bot
+from noreturn.bots.hints import suggest
+from noreturn.bots.match import FALLBACK, Deck
+from noreturn.engine import (
+    Action,
+    Declare,
+    Draw,
+    GameState,
+    NoReturnError,
+    Rules,
+    Score,
+    View,
+    legal_actions,
+    tiles_text,
+    view,
+    why_illegal,
+)
+from noreturn.engine.state import DEAL
+from noreturn.narrate import narrate_action, narrate_draw
+from noreturn.records import RecordWriter, default_meta, write_record
+
+BOT_NAMES = ("Bea", "Cy", "Dot", "Eve")
+DEFAULT_BOT = "medium"
+
+
+def default_save_dir() -> Path:
+    """Where games are saved: ``$XDG_DATA_HOME/noreturn/games``."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "noreturn" / "games"
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat: a person (``bot`` is None) or a bot given by its spec (``medium``, ...)."""
+
+    name: str
+    bot: str | None = None
+
+    @property
+    def human(self) -> bool:
+        """Whether a person plays this seat."""
+        return self.bot is None
+
+    def record_entry(self) -> dict[str, str]:
+        """The seat as RECORD.md's ``players`` entry (the bot spec as an extra key)."""
+        if self.bot is None:
+            return {"name": self.name, "kind": "human"}
+        return {"name": self.name, "kind": "bot", "policy": self.bot}
+
+
+def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str] = (),
+               hotseat: bool = False) -> list[Seat]:
+    """The seats of a local game: people first, then bots.
+
+    Without ``hotseat`` seat 0 is the one person and the others are bots, their specs
+    cycled from ``bots`` (default ``medium``). With ``hotseat`` every seat is a person;
+    missing names become ``Player N``.
+    """
+    if hotseat:
+        return [Seat(names[i] if i < len(names) else f"Player {i + 1}")
+                for i in range(players)]
+    specs = list(bots) or [DEFAULT_BOT]
+    human = names[0] if names else "Ada"
+    others = [n for n in BOT_NAMES if n != human]
+    return [Seat(human)] + [Seat(others[i], specs[i % len(specs)]) for i in range(players - 1)]
+
+
+@dataclass
+class _Turn:
+    """A player's action waiting for its refill, so the log tells both in one line."""
+
+    seat: int
+    action: Action | None  # None: draws with no action before them (a deal)
+    row: tuple[int, ...] = ()
+    drawn: list[int] = field(default_factory=list)
+    dealt: bool = False
+
+
+@dataclass
+class _Progress:
+    """Everything that changes as the game goes: what an undo puts back, all together."""
+
+    state: GameState
+    deck: Deck
+    writer: RecordWriter
+    rngs: list[Random]
+    logs: dict[int | None, list[str]]
+    turn: _Turn | None = None
+    version: int = 0
+
+
+@dataclass(frozen=True)
+class BotMove:
+    """A bot's decision, tied to the table version it was made for (stale ones are dropped)."""
+
+    version: int
+    seat: int
+    action: Action
+    note: str = ""
+
+
+class LocalTable:
+    """One game at a local table; see the module docstring for what it guarantees."""
+
+    def __init__(self, seats: Sequence[Seat], rules: Rules | None = None,
+                 seed: int | str | None = None, save_dir: Path | None = None) -> None:
+        """Seat everyone, shuffle the bag from ``seed`` and deal (stopping at a decision).
+
+        Raises:
+            NoReturnError: the rules are for another number of players, or a bot spec is
+                unknown (``BotError``).
+        """
+        self.seats = list(seats)
+        self.rules = rules or Rules(players=len(self.seats))
+        if self.rules.players != len(self.seats):
+            raise NoReturnError(f"{len(self.seats)} seats for a {self.rules.players}-player game")
+        self.seed = seed if seed is not None else Random().randrange(2**32)
+        self.bots: list[Bot | None] = [None if s.human else make_bot(s.bot or "") for s in seats]
+        self.save_dir = save_dir
+        self.path: Path | None = None
+        deck = Deck(self.rules, self.seed)
+        state = GameState(self.rules, deck.start_player)
+        meta = {**default_meta(), "seed": self.seed}
+        writer = RecordWriter(state, [s.record_entry() for s in self.seats], meta)
+        readers: list[int | None] = [i for i, s in enumerate(self.seats) if s.human]
+        self._now = _Progress(
+            state, deck, writer,
+            [Random(f"bot:{self.seed}:{i}") for i in range(len(self.seats))],
+            {r: [] for r in [*readers, None]},
+        )
+        self._checkpoints: list[_Progress] = []
+        self._declared_since = False
+        self._draw_all()
+
+    # ------------------------------------------------------------------ questions
+    @property
+    def state(self) -> GameState:
+        """The full state: for the table's own use and tests; show people only views."""
+        return self._now.state
+
+    @property
+    def names(self) -> list[str]:
+        """Each seat's name."""
+        return [s.name for s in self.seats]
+
+    @property
+    def version(self) -> int:
+        """Changes whenever the game changes (an undo included): a stale answer is refused."""
+        return self._now.version
+
+    @property
+    def humans(self) -> list[int]:
+        """The seats played by people."""
+        return [i for i, s in enumerate(self.seats) if s.human]
+
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.state.is_over()
+
+    def to_move(self) -> int | None:
+        """The seat to decide now, or None when the game is over."""
+        return None if self.is_over() else self.state.to_move
+
+    def human_to_move(self) -> bool:
+        """Whether a person is to decide now."""
+        seat = self.to_move()
+        return seat is not None and self.seats[seat].human
+
+    def bot_to_move(self) -> bool:
+        """Whether a bot is to decide now."""
+        seat = self.to_move()
+        return seat is not None and not self.seats[seat].human
+
+    def view_for(self, seat: int | None) -> View:
+        """What ``seat`` may see now (None: a spectator)."""
+        return view(self.state, seat)
+
+    def legal_actions(self) -> list[Action]:
+        """The legal actions of the person to move, in canonical order ([] on a bot's turn)."""
+        return legal_actions(self.state) if self.human_to_move() else []
+
+    def log(self, seat: int | None) -> list[str]:
+        """The turn log as ``seat`` may read it (a person's seat, or None for spectators)."""
+        return list(self._now.logs.get(seat, self._now.logs[None]))
+
+    def why_not(self, action: Action) -> str | None:
+        """Why the person to move may not play ``action`` now, or None if they may."""
+        if self.is_over():
+            return "the game is over"
+        if not self.human_to_move():
+            return f"it is {self.names[self.state.to_move]}'s turn"
+        if isinstance(action, Draw):
+            return "draws are made for you"
+        return why_illegal(self.state, action)
+
+    def unseen(self, seat: int) -> Counter[int]:
+        """The tile tracker: how many of each tile ``seat`` has not seen."""
+        return self.view_for(seat).unseen()
+
+    # -------------------------------------------------------------------- people
+    def try_action(self, action: Action) -> str | None:
+        """Play ``action`` for the person to move if the rules allow it.
+
+        Returns:
+            None when played; otherwise the reason in a player's words, and nothing changed.
+        """
+        problem = self.why_not(action)
+        if problem is not None:
+            return problem
+        if self.undo_allowed():
+            self._checkpoints.append(copy.deepcopy(self._now))
+        if isinstance(action, Declare):  # no return: nothing before it can be taken back
+            self._checkpoints.clear()
+            self._declared_since = True
+        self._play(action)
+        return None
+
+    def hint(self) -> tuple[Action, str]:
+        """The heuristic's move for the person to move, with its reason.
+
+        Raises:
+            NoReturnError: no person is to move.
+        """
+        if not self.human_to_move():
+            raise NoReturnError("a hint is for the player whose turn it is")
+        return suggest(self.view_for(self.state.to_move))
+
+    def undo_allowed(self) -> bool:
+        """Undo is for one person against bots: taking back a move never wrongs another."""
+        return len(self.humans) == 1
+
+    def why_no_undo(self) -> str | None:
+        """Why ``undo`` would be refused now, or None if it would work."""
+        if not self.undo_allowed():
+            return "undo is only for games against bots"
+        if self.is_over():
+            return "the game is over"
+        if not self._checkpoints:
+            if self._declared_since:
+                return "a declaration cannot be undone: there is no return"
+            return "nothing to undo yet"
+        return None
+
+    def undo(self) -> str | None:
+        """Go back to the person's previous decision: state, bag, record and log as then.
+
+        Returns:
+            None when done; otherwise why not, and nothing changed.
+        """
+        problem = self.why_no_undo()
+        if problem is not None:
+            return problem
+        version = self._now.version
+        self._now = self._checkpoints.pop()
+        self._now.version = version + 1
+        return None
+
+    # ---------------------------------------------------------------------- bots
+    def decide_bot(self) -> BotMove:
+        """The decision of the bot to move; changes nothing, so it may run in a thread.
+
+        A bot that fails (or answers an illegal action) is replaced by the fallback bot,
+        and the move's ``note`` says so.
+        """
+        seat = self.state.to_move
+        if not self.bot_to_move():
+            raise NoReturnError("no bot is to move")
+        seen, legal = self.view_for(seat), legal_actions(self.state)
+        rng = self._now.rngs[seat]
+        note = ""
+        try:
+            action = self._bot(seat).act(seen, legal, rng)
+            if action not in legal:
+                raise BotError(f"answered {action}, which is not legal")
+        except BotError as exc:
+            note = f"{self.names[seat]}'s bot failed ({exc}); {FALLBACK} plays on"
+            action = make_bot(FALLBACK).act(seen, legal, rng)
+        return BotMove(self.version, seat, action, note)
+
+    def apply_bot(self, move: BotMove) -> bool:
+        """Play a bot's decision, unless the game changed since it was asked (then False)."""
+        if move.version != self.version or not self.bot_to_move():
+            return False
+        if move.note:
+            self.bots[move.seat] = make_bot(FALLBACK)
+            self._say(move.note)
+        self._play(move.action)
+        return True
+
+    def run_bots(self) -> None:
+        """Let the bots play until a person must decide or the game ends."""
+        while self.bot_to_move():
+            self.apply_bot(self.decide_bot())
+
+    def _bot(self, seat: int) -> Bot:
+        bot = self.bots[seat]
+        if bot is None:
+            raise NoReturnError(f"seat {seat} is a person's")
+        return bot
+
+    # -------------------------------------------------------------------- result
+    def result_lines(self) -> list[str]:
+        """The end: each score with its arithmetic (pile minus rows), best first."""
+        state = self.state
+        ranked = sorted(zip(state.ranks(), range(state.n), state.scores(), strict=True))
+        return [f"{rank}. {self.names[seat]}: {score} = pile {state.pile_sums[seat]} "
+                f"- rows {state.row_sum(seat)}" for rank, seat, score in ranked]
+
+    def record(self) -> dict[str, Any]:
+        """The game's record as it stands (with the result once the game is over)."""
+        return self._now.writer.record(self.state)
+
+    def save(self) -> Path:
+        """Write the record (again to the same file on later calls); returns its path."""
+        if self.path is None:
+            target = self.save_dir or default_save_dir()
+            target.mkdir(parents=True, exist_ok=True)
+            stamp = f"{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}"
+            self.path = target / f"game-{stamp}.json"
+        return write_record(self.record(), self.path)
+
+    # ------------------------------------------------------------------- changes
+    def _play(self, action: Action) -> None:
+        """Apply a legal action, then every draw it causes, and tell it in the logs."""
+        now = self._now
+        seat = now.state.to_move
+        row = tuple(now.state.rows[seat][action.row]) if isinstance(action, Score) else ()
+        now.writer.observe(now.state, action)
+        now.state.play(action)
+        now.version += 1
+        now.turn = _Turn(seat, action, row)
+        if isinstance(action, Declare):
+            self._flush()
+        self._draw_all()
+        if now.state.is_over():
+            self._say("game over: " + ", ".join(
+                f"{n} {s}" for n, s in zip(self.names, now.state.scores(), strict=True)))
+
+    def _draw_all(self) -> None:
+        """Make every draw due now from the deck, noting them for the log."""
+        now = self._now
+        state = now.state
+        ending = state.ending
+        while state.is_chance():
+            seat = state.to_move
+            if now.turn is None or now.turn.seat != seat:
+                self._flush()
+                now.turn = _Turn(seat, None, dealt=state.stage == DEAL)
+            draw = now.deck.next_draw(state)
+            now.writer.observe(state, draw)
+            state.play(draw)
+            now.turn.drawn.append(draw.tile)
+        self._flush()
+        if state.ending and not ending:
+            self._say("the bag is empty: this is the last round")
+
+    def _flush(self) -> None:
+        """Write the pending turn into every reader's log, each from their point of view."""
+        turn = self._now.turn
+        self._now.turn = None
+        if turn is None:
+            return
+        for reader, lines in self._now.logs.items():
+            lines.append(_turn_text(self.names[turn.seat], turn, reader == turn.seat))
+
+    def _say(self, line: str) -> None:
+        """A public line in every log."""
+        for lines in self._now.logs.values():
+            lines.append(line)
+
+
+def _turn_text(name: str, turn: _Turn, visible: bool) -> str:
+    """``Bea placed O9 O8 and drew 2``: an action with its refill, as one reader may see it."""
+    if turn.action is None:
+        return narrate_draw(name, turn.drawn, visible, dealt=turn.dealt)
+    text = narrate_action(name, turn.action, visible, turn.row)
+    if turn.drawn:
+        drawn = sorted(turn.drawn, reverse=True)
+        text += " and drew " + (tiles_text(drawn) if visible else str(len(drawn)))
+    return text
+
+
+__all__ = [
+    "BOT_NAMES", "DEFAULT_BOT", "BotMove", "LocalTable", "Seat", "default_save_dir",
+    "make_seats",
+]

@@ -1,0 +1,508 @@
+"""``noreturn play``: the full-screen game, a Textual app over a ``LocalTable``.
+
+The app owns only what is on screen: which tiles are selected, which candidate move is
+chosen, the row tail aimed at, and whose hand is shown. The game (turns, legality, bots'
+decisions, the log, undo, the record) is the table's. Bots think in a worker thread, so the
+screen stays alive during a one-second search; a bot's answer made for a game that has
+changed meanwhile (an undo) is dropped by the table.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Footer, Static
+
+from noreturn.engine import Action, Declare, NoReturnError, Score, View
+from noreturn.table import BotMove, LocalTable
+from noreturn.tui import moves
+from noreturn.tui.moves import Candidate, Target
+from noreturn.tui.screens import (
+    ConfirmScreen,
+    EndScreen,
+    HandoverScreen,
+    rules_screen,
+    tracker_screen,
+)
+from noreturn.tui.tiles import log_text
+from noreturn.tui.widgets import HandView, MovePanel, PlayerPanel, score_help, status_text
+
+CSS = """
+Screen { layout: vertical; }
+#status { height: 1; background: $boost; padding: 0 1; }
+#main { height: 1fr; }
+#left { width: 2fr; }
+#opponents { height: auto; max-height: 50%; }
+PlayerPanel { border: round $primary-darken-2; padding: 0 1; height: auto; width: 1fr; }
+#me { border: round $accent; }
+HandView { border: round $accent; height: 5; padding: 0 1; }
+#move { border: round $secondary; height: auto; padding: 0 1; }
+#message { height: auto; min-height: 1; }
+#buttons { height: 1; margin-top: 1; }
+#buttons Button { min-width: 8; margin: 0 1 0 0; }
+#logbox { width: 1fr; border: round $primary-darken-2; }
+.dialog { width: 64; height: auto; border: thick $warning; padding: 1 2; background: $panel; }
+.dialog.wide { width: 96; }
+.buttons { height: 3; margin-top: 1; }
+ConfirmScreen, TextScreen, HandoverScreen, EndScreen { align: center middle; }
+"""
+
+
+class NoReturnApp(App[str]):
+    """The table on screen; the app's result is the saved record's path (or "")."""
+
+    CSS = CSS
+    TITLE = "No Return"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
+        Binding("enter", "play", "play", key_display="⏎"),
+        Binding("d", "declare", "declare"),
+        Binding("h", "hint", "hint"),
+        Binding("u", "undo", "undo"),
+        Binding("t", "tracker", "tiles"),
+        Binding("question_mark", "rules", "rules", key_display="?"),
+        Binding("q", "quit_game", "quit"),
+        *[Binding(str(n), f"select_tile({n - 1})", show=False) for n in range(1, 10)],
+        Binding("left", "cursor(-1)", show=False),
+        Binding("right", "cursor(1)", show=False),
+        Binding("space", "toggle_cursor", show=False),
+        Binding("c,escape", "clear", show=False),
+        Binding("up", "choose(-1)", show=False),
+        Binding("down", "choose(1)", show=False),
+        Binding("p", "pick('p')", show=False),
+        Binding("e", "pick('e')", show=False),
+        Binding("s", "pick('s')", show=False),
+        Binding("m", "pick('m')", show=False),
+        Binding("x", "pick('x')", show=False),
+        Binding("r", "next_row", show=False),
+        Binding("plus,equals_sign", "resize(1)", show=False),
+        Binding("minus", "resize(-1)", show=False),
+    ]
+
+    def __init__(self, table: LocalTable, bot_delay: float = 0.6, color: bool = True) -> None:
+        """Show ``table``; bots wait ``bot_delay`` seconds before moving, so moves can be seen.
+
+        Without ``color`` the screen is monochrome (tiles keep their letters and symbols).
+        """
+        if not color:
+            os.environ["NO_COLOR"] = "1"  # Textual's own switch to a monochrome screen
+        super().__init__()
+        self.table = table
+        self.bot_delay = bot_delay
+        self.color = color
+        self.shown = table.humans[0] if table.humans else 0
+        self.revealed = len(table.humans) <= 1
+        self.selected: set[int] = set()
+        self.cursor = 0
+        self.choice = ""
+        self.target: Target | None = None
+        self.bot_busy = False
+        self.hinted: Action | None = None
+        self._message = Text()
+        self._handing_over = False
+        self._ended = False
+
+    # ------------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        """Status line; opponents, you, your hand and the move; the log; the keys."""
+        yield Static(id="status")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                with Horizontal(id="opponents"):
+                    for i in range(len(self.table.seats) - 1):
+                        yield PlayerPanel(id=f"opponent{i}")
+                yield PlayerPanel(id="me")
+                yield HandView(id="hand")
+                with Vertical(id="move"):
+                    yield MovePanel(id="candidates")
+                    yield Static(id="message")
+                    with Horizontal(id="buttons"):
+                        for ident, label in (("play", "Play ⏎"), ("declare", "Declare"),
+                                             ("hint", "Hint"), ("undo", "Undo"),
+                                             ("tracker", "Tiles"), ("rules", "Rules"),
+                                             ("quit_game", "Quit")):
+                            yield Button(label, id=ident, compact=True)
+            with VerticalScroll(id="logbox"):
+                yield Static(id="log")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Keys go to the app, not to a focused button; then the game goes on."""
+        for button in self.query(Button):
+            button.can_focus = False
+        self.query_one("#hand").border_title = "Your hand"
+        self.query_one("#move").border_title = "Your move"
+        self.query_one("#logbox").border_title = "Log"
+        self.after_change()
+
+    # -------------------------------------------------------------- game flow
+    def after_change(self) -> None:
+        """After any change: draw, then let a bot move, hand over, or end."""
+        table = self.table
+        if table.is_over():
+            self.redraw()
+            self._end()
+            return
+        seat = table.to_move()
+        if table.human_to_move() and seat is not None and (
+                seat != self.shown or not self.revealed):
+            self._hand_over(seat)
+        self.redraw()
+        if table.bot_to_move():
+            self._schedule_bot()
+
+    def _hand_over(self, seat: int) -> None:
+        """Hot seat: hide everything private and wait for ``seat``'s player."""
+        self.revealed = False
+        self.shown = seat
+        self._reset_selection()
+        if self._handing_over:
+            return
+        self._handing_over = True
+
+        def ready(_: None) -> None:
+            self._handing_over = False
+            self.revealed = True
+            self.redraw()
+
+        self.push_screen(HandoverScreen(self.table.names[seat]), ready)
+
+    def _schedule_bot(self) -> None:
+        if self.bot_busy:
+            return
+        self.bot_busy = True
+        if self.bot_delay > 0:
+            self.set_timer(self.bot_delay, self._start_bot)
+        else:
+            self.call_later(self._start_bot)
+
+    def _start_bot(self) -> None:
+        self.run_worker(self._think, thread=True, group="bot", exit_on_error=True)
+
+    def _think(self) -> None:
+        """In a worker thread: the bot's decision (the table is not changed here)."""
+        move = self.table.decide_bot()
+        self.call_from_thread(self._bot_done, move)
+
+    def _bot_done(self, move: BotMove) -> None:
+        self.bot_busy = False
+        self.table.apply_bot(move)
+        self.after_change()
+
+    def _end(self) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        path = self.table.save()
+        self.push_screen(EndScreen(self.table.result_lines(), str(path)))
+
+    # ------------------------------------------------------------------ drawing
+    def seen(self) -> View:
+        """The table as the shown player may see it."""
+        return self.table.view_for(self.shown)
+
+    def order(self) -> list[int]:
+        """The shown hand in screen order."""
+        return moves.hand_order(self.seen().hand or ())
+
+    def picked(self) -> tuple[int, ...]:
+        """The selected tiles."""
+        order = self.order()
+        return tuple(order[i] for i in sorted(self.selected) if i < len(order))
+
+    def candidates(self) -> list[Candidate]:
+        """The candidate moves for the selection (none when it is not your turn)."""
+        seen = self.seen()
+        if not seen.my_turn or not self.revealed:
+            return []
+        return moves.candidates(self.table, seen, self.picked(), self._target(seen))
+
+    def _target(self, seen: View) -> Target | None:
+        if self.target is None or not seen.rows[self.shown][self.target.row]:
+            self.target = moves.first_target(seen)
+        return self.target
+
+    def current(self) -> Candidate | None:
+        """The chosen candidate."""
+        options = self.candidates()
+        for option in options:
+            if option.key == self.choice:
+                return option
+        return options[0] if options else None
+
+    def redraw(self) -> None:
+        """Draw everything from the table and the selection."""
+        seen = self.seen()
+        self._draw_status(seen)
+        self._draw_players(seen)
+        order = self.order() if self.revealed else None
+        self.query_one(HandView).show(order, self.selected, self.cursor, self.color)
+        self._draw_move(seen)
+        self.query_one("#message", Static).update(self._message)
+        log = self.table.log(self.shown) if self.revealed else []
+        self.query_one("#log", Static).update(log_text(log[-300:], self.color))
+        self.query_one("#logbox", VerticalScroll).scroll_end(animate=False)
+
+    def _draw_status(self, seen: View) -> None:
+        thinking = self.bot_busy or self.table.bot_to_move()
+        self.query_one("#status", Static).update(
+            status_text(seen, self.table.names, thinking))
+
+    def _draw_players(self, seen: View) -> None:
+        count = len(self.table.seats)
+        others = [(self.shown + i) % count for i in range(1, count)]
+        for i, seat in enumerate(others):
+            self.query_one(f"#opponent{i}", PlayerPanel).show(
+                seen, seat, self._title(seat), self.color)
+        aim = self.target if seen.phases[self.shown] == 2 and seen.my_turn else None
+        self.query_one("#me", PlayerPanel).show(
+            seen, self.shown, f"{self._title(self.shown)} (you)", self.color, aim)
+
+    def _title(self, seat: int) -> str:
+        spec = self.table.seats[seat].bot
+        return self.table.names[seat] + (f" [{spec}]" if spec else "")
+
+    def _draw_move(self, seen: View) -> None:
+        panel = self.query_one(MovePanel)
+        options = self.candidates()
+        if not options:
+            panel.show([], "", [Text("Waiting…" if not seen.is_over else "Game over.",
+                                     style="dim")], self.color)
+            return
+        current = self.current()
+        self.choice = current.key if current else ""
+        help_lines = score_help(self.table, seen, self.target, self.color)
+        panel.show(options, self.choice, help_lines, self.color)
+
+    def say(self, text: str, style: str = "") -> None:
+        """Show a message under the moves."""
+        self._message = Text(text, style=style if self.color else "bold")
+        self.query_one("#message", Static).update(self._message)
+
+    def _reset_selection(self) -> None:
+        self.selected.clear()
+        self.cursor = 0
+        self.target = None
+        self.hinted = None
+
+    # ------------------------------------------------------------------ actions
+    def _covered(self) -> bool:
+        """Whether another screen (a question, the rules, a hand-over) is over the table.
+
+        The app's keys stay bound under those screens; they must not act on a table that
+        cannot be seen.
+        """
+        return len(self.screen_stack) > 1
+
+    def _may_act(self) -> bool:
+        """Whether the shown player may act now; says why not otherwise."""
+        if self.table.is_over() or self._covered():
+            return False
+        if not self.revealed or self.table.to_move() != self.shown:
+            name = self.table.names[self.table.state.to_move]
+            self.say(f"wait: it is {name}'s turn", "yellow")
+            return False
+        return True
+
+    def action_select_tile(self, index: int) -> None:
+        """Select or unselect hand tile ``index``."""
+        if not self._may_act() or index >= len(self.order()):
+            return
+        self.selected ^= {index}
+        self.cursor = index
+        self.redraw()
+
+    def action_cursor(self, step: int) -> None:
+        """Move the hand cursor."""
+        if self._covered():
+            return
+        size = len(self.order())
+        if size:
+            self.cursor = (self.cursor + step) % size
+            self.redraw()
+
+    def action_toggle_cursor(self) -> None:
+        """Select or unselect the tile at the cursor."""
+        self.action_select_tile(self.cursor)
+
+    def action_clear(self) -> None:
+        """Unselect everything."""
+        if self._covered():
+            return
+        self.selected.clear()
+        self.redraw()
+
+    def action_choose(self, step: int) -> None:
+        """Choose the previous or next candidate."""
+        if self._covered():
+            return
+        keys = [o.key for o in self.candidates()]
+        if keys:
+            at = keys.index(self.choice) if self.choice in keys else 0
+            self.choice = keys[(at + step) % len(keys)]
+            self.redraw()
+
+    def action_pick(self, key: str) -> None:
+        """Choose the candidate of one kind (p, e, s, m)."""
+        if key in [o.key for o in self.candidates()]:
+            self.choice = key
+            self.redraw()
+        elif self._may_act():
+            self.say({"p": "you can place only in phase 1",
+                      "s": "you can score only in phase 2: declare first (d)",
+                      "m": "the mulligan is over"}.get(key, "not now"), "yellow")
+
+    def action_next_row(self) -> None:
+        """Aim the score at the next row."""
+        if self._covered():
+            return
+        self.target = moves.next_row(self.seen(), self.target)
+        self.redraw()
+
+    def action_resize(self, step: int) -> None:
+        """Aim the score at one more (or one fewer) tile of the row."""
+        if self._covered():
+            return
+        self.target = moves.resize(self.seen(), self.target, step)
+        self.redraw()
+
+    def action_play(self) -> None:
+        """Play the chosen candidate, if the engine allows it; otherwise say why not."""
+        if not self._may_act():
+            return
+        option = self.current()
+        if option is None:
+            return
+        if option.action is None:
+            self.say(f"not yet: {option.problem}", "yellow")
+            return
+        problem = self.table.try_action(option.action)
+        if problem is not None:
+            self.say(f"not allowed: {problem}", "bold red")
+            return
+        self._reset_selection()
+        self.say(f"you played: {option.action}", "green")
+        self.after_change()
+
+    def action_declare(self) -> None:
+        """Ask, then declare phase 2: it cannot be taken back."""
+        if not self._may_act():
+            return
+        problem = self.table.why_not(Declare())
+        if problem is not None:
+            self.say(f"not allowed: {problem}", "bold red")
+            return
+
+        def answer(yes: bool | None) -> None:
+            if not yes:
+                self.say("still in phase 1", "yellow")
+                return
+            self.table.try_action(Declare())
+            self.say("you declared phase 2: now score or exchange", "green")
+            self.after_change()
+
+        self.push_screen(ConfirmScreen(
+            "Declare phase 2?\n\nYou will never place a tile again: there is no return, "
+            "and it cannot be undone. This turn goes on with a score or an exchange.",
+            yes="Declare"), answer)
+
+    def action_hint(self) -> None:
+        """Select the tiles of the suggested move and say why it is suggested."""
+        if not self._may_act():
+            return
+        try:
+            action, reason = self.table.hint()
+        except NoReturnError as exc:
+            self.say(str(exc), "yellow")
+            return
+        self.hinted = action
+        if isinstance(action, Declare):
+            self.say(f"hint: declare phase 2 (press d) — {reason}", "cyan")
+            self.redraw()
+            return
+        self.selected = moves.pick_tiles(self.order(), moves.tiles_of(action))
+        self.choice = moves.key_of(action)
+        if isinstance(action, Score):
+            self.target = Target(action.row, action.count)
+        self.say(f"hint: {reason}. Enter plays it.", "cyan")
+        self.redraw()
+
+    def action_undo(self) -> None:
+        """Take back your last move (only against bots)."""
+        if self._covered():
+            return
+        if self.bot_busy:
+            self.say("wait until the bots have moved, then undo", "yellow")
+            return
+        problem = self.table.undo()
+        if problem is not None:
+            self.say(f"cannot undo: {problem}", "yellow")
+            return
+        self._reset_selection()
+        self.say("undone: your move again", "green")
+        self.after_change()
+
+    def action_tracker(self) -> None:
+        """The tile tracker for the shown player."""
+        if self._covered():
+            return
+        if self.revealed:
+            self.push_screen(tracker_screen(self.table.unseen(self.shown), self.table.rules,
+                                            self.color))
+
+    def action_rules(self) -> None:
+        """The rules in brief."""
+        if self._covered():
+            return
+        self.push_screen(rules_screen())
+
+    def action_quit_game(self) -> None:
+        """Quit after a confirmation; the game so far is saved."""
+        if self._covered() and not isinstance(self.screen, HandoverScreen):
+            return
+        if self.table.is_over():
+            self.exit(str(self.table.save()))
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.exit(str(self.table.save()))
+
+        self.push_screen(ConfirmScreen(
+            "Quit this game?\n\nThe game so far is saved, and noreturn replay shows it.",
+            yes="Quit"), answer)
+
+    # -------------------------------------------------------------------- mouse
+    def on_hand_view_toggled(self, message: HandView.Toggled) -> None:
+        """A click on a hand tile."""
+        self.action_select_tile(message.index)
+
+    def on_player_panel_aimed(self, message: PlayerPanel.Aimed) -> None:
+        """A click on one of your row tiles aims the score there."""
+        if message.seat == self.shown:
+            self.target = message.target
+            self.redraw()
+
+    def on_move_panel_chosen(self, message: MovePanel.Chosen) -> None:
+        """A click on a candidate chooses it."""
+        self.action_pick(message.key)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """The buttons do what their keys do."""
+        action = getattr(self, f"action_{event.button.id}", None)
+        if callable(action):
+            action()
+
+
+def run_tui(table: LocalTable, bot_delay: float = 0.6, color: bool = True) -> Path | None:
+    """Play ``table`` full screen; returns the saved record's path (None if not saved)."""
+    result = NoReturnApp(table, bot_delay, color).run()
+    return Path(result) if result else None
+
+
+__all__ = ["NoReturnApp", "run_tui"]

@@ -1,0 +1,190 @@
+"""The screens over the table: confirm, rules, tile tracker, hand-over and the end.
+
+Each is small and closes with a key or a click; none touches the game. The app decides what
+a screen's answer means, so every change of the game stays in one place.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Static
+
+from noreturn.engine import Rules, make_tile
+from noreturn.tui.tiles import colour_label
+
+RULES_TEXT = """\
+[b]No Return in brief[/b]
+
+132 tiles: six colours x values 1-11 x two of each. Everyone holds 8 hidden tiles.
+Before the first turn each player may set aside any tiles once and redraw (the mulligan).
+
+[b]Phase 1[/b] — each turn one action:
+  • [b]PLACE[/b] tiles of one colour on your row of that colour (one row per colour);
+    each tile placed must be no higher than the lowest tile already in that row.
+  • [b]EXCHANGE[/b] 1-4 tiles: they leave the game, and you draw as many.
+
+[b]Declare[/b] — at the start of a turn you may switch to phase 2, for good (no return).
+The same turn goes on with a phase-2 action.
+
+[b]Phase 2[/b] — each turn one action:
+  • [b]SCORE[/b] the k lowest tiles of one row, paying with hand tiles of [i]one[/i] colour
+    whose values sum to at least theirs (any colour; the excess is lost).
+  • [b]EXCHANGE[/b] as in phase 1.
+
+After each turn you refill to 8. When the bag runs empty the round is completed.
+[b]Score[/b] = your score pile - the tiles still in your rows. Highest score wins.
+
+[b]Keys[/b]: 1-9 or ←/→ and Space pick tiles · p place · e exchange · s score ·
+↑/↓ choose · Enter play · d declare · r / + / - choose the row tail to score ·
+c clear · h hint · u undo · t tile tracker · ? rules · q quit.
+The mouse works too: click tiles, a row tile to aim a score, a move, the buttons."""
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question; answers True for yes."""
+
+    BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
+        Binding("y,enter", "answer(True)", "yes"),
+        Binding("n,escape", "answer(False)", "no"),
+    ]
+
+    def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
+        """Ask ``question`` with buttons labelled ``yes`` and ``no``."""
+        super().__init__()
+        self.question, self.yes, self.no = question, yes, no
+
+    def compose(self) -> ComposeResult:
+        """The question and two buttons."""
+        with Vertical(classes="dialog"):
+            yield Static(self.question, id="question")
+            with Horizontal(classes="buttons"):
+                yield Button(f"{self.yes} (y)", id="yes", variant="warning")
+                yield Button(f"{self.no} (n)", id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """A click answers."""
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        """A key answers."""
+        self.dismiss(yes)
+
+
+class TextScreen(ModalScreen[None]):
+    """A text over the table, closed by Escape, q, Enter or a click on Close."""
+
+    BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
+        Binding("escape,q,enter,question_mark,t", "close", "close"),
+    ]
+
+    def __init__(self, body: str | Text, screen_id: str) -> None:
+        """Show ``body`` (Rich markup or Text)."""
+        super().__init__(id=screen_id)
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        """The text and a Close button."""
+        with Vertical(classes="dialog wide"):
+            yield Static(self.body, classes="body")
+            yield Button("Close (Esc)", id="close")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Close on the button."""
+        self.dismiss()
+
+    def action_close(self) -> None:
+        """Close on a key."""
+        self.dismiss()
+
+
+def rules_screen() -> TextScreen:
+    """The short rules and the keys."""
+    return TextScreen(RULES_TEXT, "rules")
+
+
+def tracker_text(unseen: Counter[int], rules: Rules, color: bool) -> Text:
+    """A colour x value grid of how many of each tile a player has not seen yet."""
+    out = Text("Tiles you have not seen yet (in the bag or other hands, or removed unseen)\n\n",
+               style="bold")
+    values = range(rules.max_value, 0, -1)
+    out.append("          " + "".join(f"{v:>4}" for v in values) + "\n")
+    for colour in range(rules.colors):
+        label = colour_label(colour, color)
+        label.pad_right(10 - len(label.plain))
+        out.append_text(label)
+        for v in values:
+            count = unseen[make_tile(colour, v)]
+            out.append(f"{count if count else '·':>4}", style="bold" if count else "dim")
+        out.append("\n")
+    out.append(f"\n{sum(unseen.values())} tiles unseen in all.")
+    return out
+
+
+def tracker_screen(unseen: Counter[int], rules: Rules, color: bool) -> TextScreen:
+    """The tile tracker."""
+    return TextScreen(tracker_text(unseen, rules, color), "tracker")
+
+
+class HandoverScreen(Screen[None]):
+    """Hot seat: hides the table until the next player has the keyboard."""
+
+    BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
+        Binding("enter,space", "ready", "ready"),
+    ]
+
+    def __init__(self, name: str) -> None:
+        """Hand the keyboard to ``name``."""
+        super().__init__(id="handover")
+        self.player = name
+
+    def compose(self) -> ComposeResult:
+        """A plain message and a button: nothing of anyone's hand."""
+        with Vertical(classes="dialog"):
+            yield Static(f"Pass the keyboard to [b]{self.player}[/b].\n\n"
+                         f"{self.player}, press Enter when the others cannot see the screen.")
+            yield Button(f"I am {self.player}: show my hand", id="ready", variant="primary")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Ready by click."""
+        self.dismiss()
+
+    def action_ready(self) -> None:
+        """Ready by key."""
+        self.dismiss()
+
+
+class EndScreen(Screen[None]):
+    """The final scores with their arithmetic, the ranks and where the record is."""
+
+    BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
+        Binding("q,enter,escape", "leave", "leave"),
+    ]
+
+    def __init__(self, lines: list[str], path: str) -> None:
+        """Show the result ``lines`` and the record's ``path``."""
+        super().__init__(id="end")
+        self.lines, self.path = lines, path
+
+    def compose(self) -> ComposeResult:
+        """Scores, record path, and a Leave button."""
+        body = Text("Game over. Score = score pile - tiles left in rows.\n\n", style="bold")
+        for line in self.lines:
+            body.append(f"  {line}\n", style="bold" if line.startswith("1.") else "")
+        body.append(f"\nRecord saved: {self.path}\nReplay it: noreturn replay {self.path}")
+        with Vertical(classes="dialog wide"):
+            yield Static(body, id="result")
+            yield Button("Leave (q)", id="leave", variant="primary")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Leave by click."""
+        self.app.exit(self.path)
+
+    def action_leave(self) -> None:
+        """Leave by key."""
+        self.app.exit(self.path)

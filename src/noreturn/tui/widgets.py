@@ -1,0 +1,197 @@
+"""The table's widgets: the hand, a player's panel, the candidate moves.
+
+They only draw what the app gives them and turn clicks into messages; the app owns the
+selection and the game. Each draws one Rich ``Text``, so a click is mapped to a tile by
+its column, with fixed cell widths.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.widgets import Static
+
+from noreturn.engine import View, value_of
+from noreturn.table import LocalTable
+from noreturn.tui import moves
+from noreturn.tui.moves import Candidate, Target
+from noreturn.tui.tiles import ROW_PREFIX, row_text, tile_face, tiles_inline
+
+CELL = 7
+"""Columns per hand tile: a face of 6 and a gap."""
+ROW_CELL = 3
+"""Columns per value in a row."""
+
+
+class HandView(Static):
+    """Your hand: key numbers, tile faces, and a mark under the selected tiles."""
+
+    class Toggled(Message):
+        """A hand tile was clicked."""
+
+        def __init__(self, index: int) -> None:
+            """The clicked tile's position in the shown hand."""
+            super().__init__()
+            self.index = index
+
+    def show(self, order: list[int] | None, selected: set[int], cursor: int,
+             color: bool) -> None:
+        """Draw ``order`` (None: hidden, in a hot-seat hand-over)."""
+        if order is None:
+            self.update(Text("(hidden until its player is at the keyboard)", style="dim"))
+            return
+        numbers, faces, marks = Text(), Text(), Text()
+        for i, tile in enumerate(order):
+            label = f"{i + 1}" if i < 9 else " "
+            at_cursor = i == cursor
+            numbers.append(label.center(CELL - 1),
+                           Style(reverse=True, bold=True) if at_cursor else Style(dim=True))
+            numbers.append(" ")
+            faces.append_text(tile_face(tile, color, i in selected))
+            faces.append(" ")
+            marks.append(("━━━━━━" if i in selected else "      ") + " ", Style(bold=True))
+        self.update(Text("\n").join([numbers, faces, marks]))
+
+    def on_click(self, event: events.Click) -> None:
+        """Toggle the clicked tile."""
+        offset = event.get_content_offset(self)
+        if offset is not None and offset.x % CELL < CELL - 1:
+            self.post_message(self.Toggled(offset.x // CELL))
+
+
+class PlayerPanel(Static):
+    """One player: name, phase, hand size, score pile, score now, and the rows."""
+
+    class Aimed(Message):
+        """A tile of your own row was clicked: score from it to the row's end."""
+
+        def __init__(self, target: Target, seat: int) -> None:
+            """The clicked row and how many tiles from its end, in ``seat``'s panel."""
+            super().__init__()
+            self.target, self.seat = target, seat
+
+    seat: int = 0
+    _row_lines: tuple[int, ...] = ()
+    _lengths: tuple[int, ...] = ()
+
+    def show(self, seen: View, seat: int, title: str, color: bool,
+             target: Target | None = None) -> None:
+        """Draw ``seat`` as ``seen`` shows it; ``target`` marks a tail of your own row."""
+        self.seat = seat
+        pile = sum(value_of(t) for t in seen.piles[seat])
+        moving = seat == seen.to_move and not seen.is_over
+        head = Text(("▶ " if moving else "  ") + title, style="bold")
+        head.append(f"   score now {seen.scores[seat]}")
+        head.append(f"\n  phase {seen.phases[seat]} · hand {seen.hand_counts[seat]} · "
+                    f"score pile {pile}")
+        lines = [head]
+        rows = [c for c, r in enumerate(seen.rows[seat]) if r]
+        for colour in rows:
+            tail = target.count if target is not None and target.row == colour else 0
+            lines.append(Text("  ").append_text(
+                row_text(colour, seen.rows[seat][colour], color, tail, ROW_CELL)))
+        if not rows:
+            lines.append(Text("  no rows yet", style="dim"))
+        self._row_lines = tuple(rows)
+        self._lengths = tuple(len(seen.rows[seat][c]) for c in rows)
+        self.update(Text("\n").join(lines))
+
+    def on_click(self, event: events.Click) -> None:
+        """Aim a score at the clicked row tile (the panel of your own seat only acts on it)."""
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        line = offset.y - 2
+        if not 0 <= line < len(self._row_lines):
+            return
+        index = (offset.x - 2 - ROW_PREFIX) // ROW_CELL
+        length = self._lengths[line]
+        if 0 <= index < length:
+            self.post_message(self.Aimed(Target(self._row_lines[line], length - index),
+                                         self.seat))
+
+
+class MovePanel(Static):
+    """The candidate moves of the selection, each with the engine's verdict."""
+
+    class Chosen(Message):
+        """A candidate line was clicked."""
+
+        def __init__(self, key: str) -> None:
+            """The candidate's key letter."""
+            super().__init__()
+            self.key = key
+
+    _keys: tuple[str, ...] = ()
+    _header_lines: int = 0
+
+    def show(self, options: list[Candidate], choice: str, header: list[Text],
+             color: bool) -> None:
+        """Draw ``header`` lines, then one line per candidate, ``choice`` marked."""
+        lines = list(header)
+        for option in options:
+            line = Text("▶ " if option.key == choice else "  ", style="bold")
+            line.append(f"[{option.key}] {option.label}  ",
+                        style="bold" if option.key == choice else "")
+            line.append_text(_verdict(option, color))
+            lines.append(line)
+        self._keys = tuple(o.key for o in options)
+        self._header_lines = len(header)
+        self.update(Text("\n").join(lines))
+
+    def on_click(self, event: events.Click) -> None:
+        """Choose the clicked candidate."""
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = offset.y - self._header_lines
+        if 0 <= index < len(self._keys):
+            self.post_message(self.Chosen(self._keys[index]))
+
+
+def _verdict(option: Candidate, color: bool) -> Text:
+    """``✓ legal`` or ``✗ <why not>``, in green or red unless colours are off."""
+    if option.legal:
+        return Text("✓ legal: Enter plays it", style="bold green" if color else "bold")
+    mark = "✗ not allowed: " if option.action is not None else "… "
+    style = ("bold red" if option.action is not None else "yellow") if color else ""
+    return Text(mark + (option.problem or ""), style=style)
+
+
+def status_text(seen: View, names: list[str], thinking: bool) -> Text:
+    """The top line: bag, turn, the last round, and who is doing what."""
+    if seen.is_over:
+        doing = "game over"
+    elif thinking:
+        doing = f"{names[seen.to_move]} is thinking…"
+    elif seen.my_turn and seen.seat is not None:
+        what = ("mulligan" if seen.stage == "mulligan"
+                else f"turn (phase {seen.phases[seen.seat]})")
+        doing = f"{names[seen.seat]}, your {what}"
+    else:
+        doing = f"{names[seen.to_move]} to move"
+    last = " · LAST ROUND" if seen.ending else ""
+    return Text(f"No Return · bag {seen.bag_count} · turn {seen.turns + 1}{last} · {doing}",
+                style="bold")
+
+
+def score_help(table: LocalTable, seen: View, target: Target | None, color: bool) -> list[Text]:
+    """Phase 2: the row tail aimed at, the sum to pay, and the payments that suffice."""
+    if seen.stage != "play" or seen.seat is None or seen.phases[seen.seat] != 2 or not target:
+        return []
+    due = moves.tail_sum(seen, target)
+    aim = Text("Score target: ").append_text(tiles_inline(moves.tail(seen, target), color))
+    aim.append(f" = {due} to pay   (r: next row, +/-: more or fewer tiles)")
+    pays = moves.payments(table, target)
+    enough = Text("Payments that suffice: ")
+    if not pays:
+        enough.append("none in your hand", style="bold")
+    for i, pay in enumerate(pays[: moves.PAYMENTS_SHOWN]):
+        enough.append(" · " if i else "")
+        enough.append_text(tiles_inline(pay, color))
+        enough.append(f" ({sum(value_of(t) for t in pay)})")
+    if len(pays) > moves.PAYMENTS_SHOWN:
+        enough.append(f" · {len(pays) - moves.PAYMENTS_SHOWN} more")
+    return [aim, enough]

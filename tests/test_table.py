@@ -1,0 +1,180 @@
+"""``LocalTable``: the game at a local table, shared by the full-screen and plain front ends."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from noreturn.engine import Declare, Exchange, Place, Rules, Score, parse_tile
+from noreturn.records import check_record
+from noreturn.table import LocalTable, Seat, make_seats
+
+SMALL = Rules(players=2, colors=3, max_value=6, copies=2, hand_size=5, exchange_limit=3)
+TILE = re.compile(r"\b[ROYGBP]\d{1,2}\b")
+
+
+def play_hints(table: LocalTable, decisions: int = 10_000) -> int:
+    """Play the suggested move at each decision of the person (up to ``decisions``)."""
+    made = 0
+    while made < decisions:
+        table.run_bots()
+        if table.is_over():
+            break
+        action, reason = table.hint()
+        assert action in table.legal_actions(), reason
+        assert table.try_action(action) is None
+        made += 1
+    return made
+
+
+def test_make_seats_put_you_first_and_cycle_the_bot_specs() -> None:
+    seats = make_seats(4, ["Bea"], ["greedy", "hard"])
+    assert [s.bot for s in seats] == [None, "greedy", "hard", "greedy"]
+    assert seats[0].name == "Bea" and len({s.name for s in seats}) == 4
+    hot = make_seats(3, ["Ada", "Bob"], hotseat=True)
+    assert [s.human for s in hot] == [True] * 3
+    assert [s.name for s in hot] == ["Ada", "Bob", "Player 3"]
+
+
+def test_a_whole_game_against_bots_ends_with_a_valid_record(tmp_path: Path) -> None:
+    table = LocalTable(make_seats(3, ["Ada"], ["greedy", "medium"]), seed=11, save_dir=tmp_path)
+    assert play_hints(table) > 5
+    assert table.is_over()
+    record = json.loads(table.save().read_text())
+    verdict = check_record(record)
+    assert verdict.valid, verdict.reason
+    assert record["result"]["scores"] == table.state.scores()
+    assert record["players"][1] == {"name": "Bea", "kind": "bot", "policy": "greedy"}
+    assert table.log(0)[-1].startswith("game over: Ada ")
+    lines = table.result_lines()
+    assert len(lines) == 3 and all(" = pile " in line and " - rows " in line for line in lines)
+
+
+def test_the_same_seed_deals_the_same_game() -> None:
+    one = LocalTable(make_seats(2, ["Ada"], ["greedy"]), seed="same")
+    two = LocalTable(make_seats(2, ["Ada"], ["greedy"]), seed="same")
+    play_hints(one)
+    play_hints(two)
+    assert one.record()["events"] == two.record()["events"]
+
+
+def test_an_illegal_action_is_explained_and_changes_nothing() -> None:
+    table = LocalTable(make_seats(2, ["Ada"], ["greedy"]), SMALL, seed=1)
+    play_hints(table, decisions=1)  # past the mulligan
+    table.run_bots()
+    before, version, record = table.state.key(), table.version, table.record()
+    hand = sorted(table.state.hands[table.state.to_move])
+    reason = table.try_action(Score(0, 1, (hand[0],)))
+    assert reason == "you are in phase 1: declare phase 2 before you score"
+    assert table.try_action(Exchange((parse_tile("R1"),) * 9)) is not None
+    assert (table.state.key(), table.version, table.record()) == (before, version, record)
+
+
+def test_undo_restores_state_record_and_log_exactly() -> None:
+    table = LocalTable(make_seats(2, ["Ada"], ["greedy"]), seed=4)
+    play_hints(table, decisions=3)
+    table.run_bots()
+    state, record, log = table.state.clone(), table.record(), table.log(0)
+    action, _ = table.hint()
+    assert table.try_action(action) is None
+    table.run_bots()
+    assert table.state != state
+    assert table.undo() is None
+    assert table.state == state
+    assert (table.record(), table.log(0)) == (record, log)
+    assert table.try_action(action) is None  # the same move draws the same tiles again
+    table.run_bots()
+    again = table.record()
+    assert table.undo() is None and table.try_action(action) is None
+    table.run_bots()
+    assert table.record() == again
+
+
+def test_undo_is_refused_with_two_people_and_after_a_declaration() -> None:
+    hot = LocalTable(make_seats(2, ["Ada", "Bob"], hotseat=True), SMALL, seed=2)
+    action, _ = hot.hint()
+    assert hot.try_action(action) is None
+    assert hot.undo() == "undo is only for games against bots"
+    solo = LocalTable(make_seats(2, ["Ada"], ["greedy"]), SMALL, seed=2)
+    assert solo.undo() == "nothing to undo yet"
+    play_hints(solo, decisions=1)
+    solo.run_bots()
+    assert solo.try_action(Declare()) is None
+    assert solo.undo() == "a declaration cannot be undone: there is no return"
+    assert solo.state.phases[0] == 2
+
+
+def test_a_bot_answer_for_a_game_that_changed_is_dropped() -> None:
+    table = LocalTable(make_seats(2, ["Ada"], ["greedy"]), SMALL, seed=3)
+    table.run_bots()
+    assert table.try_action(table.hint()[0]) is None
+    while not table.bot_to_move():
+        play_hints(table, decisions=1)
+    assert table.why_no_undo() is None
+    move = table.decide_bot()
+    assert table.undo() is None
+    assert not table.apply_bot(move)
+    assert table.human_to_move()
+
+
+def test_hints_are_legal_all_game_long() -> None:
+    table = LocalTable(make_seats(2, ["Ada"], ["medium"]), seed=8)
+    assert play_hints(table) > 0  # play_hints checks each hint against the legal actions
+    with pytest.raises(ValueError, match="turn"):
+        table.hint()
+
+
+def _hidden_tiles(line: str) -> list[str]:
+    """Tile codes in the private part of a log line about someone else."""
+    head, _, drew = line.partition(" and drew ")
+    public = " placed " in head or " scored " in head
+    return TILE.findall(drew) + ([] if public else TILE.findall(head))
+
+
+@pytest.mark.parametrize("hotseat", [False, True])
+def test_log_lines_never_show_another_seats_hidden_tiles(hotseat: bool) -> None:
+    seats = (make_seats(3, ["Ada", "Bob", "Cyd"], hotseat=True) if hotseat
+             else make_seats(3, ["Ada"], ["greedy", "random"]))
+    table = LocalTable(seats, seed=5)
+    play_hints(table)  # in the hot seat, each person in turn
+    assert table.is_over()
+    names = table.names
+    for reader in [*table.humans, None]:
+        own_codes = 0
+        for line in table.log(reader):
+            speaker = next((s for s, n in enumerate(names) if line.startswith(n + " ")), None)
+            if speaker is None:
+                continue
+            if speaker == reader:
+                own_codes += len(_hidden_tiles(line))
+            else:
+                assert _hidden_tiles(line) == [], (reader, line)
+        if reader is not None:  # the check can fail: your own lines do show your tiles
+            assert own_codes > 0
+
+
+def test_each_turn_is_one_line_with_its_refill() -> None:
+    table = LocalTable([Seat("Ada"), Seat("Bea", "greedy")], seed=9)
+    play_hints(table, decisions=4)
+    lines = table.log(0)
+    deals = [line for line in lines if " was dealt " in line]
+    assert "Bea was dealt 8 tiles" in deals
+    assert any(re.fullmatch(r"Ada was dealt( [ROYGBP]\d+){8}", line) for line in deals)
+    own = [line for line in lines if line.startswith("Ada ") and " and drew " in line]
+    theirs = [line for line in lines if line.startswith("Bea ") and " and drew " in line]
+    assert own and all(re.search(r" and drew( [ROYGBP]\d+)+$", line) for line in own)
+    assert theirs and all(re.search(r" and drew \d+$", line) for line in theirs)
+
+
+def test_place_is_judged_by_the_engine() -> None:
+    table = LocalTable(make_seats(2, ["Ada"], ["greedy"]), SMALL, seed=6)
+    play_hints(table, decisions=1)
+    table.run_bots()
+    hand = table.state.hands[table.state.to_move]
+    colours = sorted({t >> 5 for t in hand})
+    assert len(colours) > 1  # this seed's hand: the test needs two colours
+    mixed = tuple(min(t for t in hand if t >> 5 == c) for c in colours[:2])
+    assert table.try_action(Place(mixed)) == "place tiles of one colour only"

@@ -1,0 +1,304 @@
+"""The full-screen game, driven headless through Textual's pilot by keys and clicks.
+
+Bots are fast (``greedy``) and move with no delay; the rules are a small variant so that a
+whole game takes a few seconds. Each test runs its own event loop (no pytest plugin).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from noreturn.engine import Declare, Exchange, Pass, Place, Rules, colour_of, tile_code
+from noreturn.records import check_record
+from noreturn.table import LocalTable, Seat, make_seats
+from noreturn.tui.app import NoReturnApp
+from noreturn.tui.moves import Target, candidates, hand_order, payments, tiles_of
+from noreturn.tui.screens import ConfirmScreen, EndScreen, HandoverScreen
+from noreturn.tui.widgets import HandView, MovePanel
+
+SMALL = Rules(players=2, colors=3, max_value=6, copies=2, hand_size=5, exchange_limit=3)
+SIZE = (120, 40)
+
+Body = Callable[[Pilot[str], NoReturnApp], Awaitable[None]]
+
+
+def new_app(tmp_path: Path, seats: list[Seat] | None = None, rules: Rules = SMALL,
+            seed: int = 1, color: bool = True) -> NoReturnApp:
+    table = LocalTable(seats or make_seats(2, ["Ada"], ["greedy"]), rules, seed, tmp_path)
+    return NoReturnApp(table, bot_delay=0, color=color)
+
+
+def drive(app: NoReturnApp, body: Body) -> None:
+    """Run ``body`` against ``app`` in a headless terminal."""
+    async def run() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await body(pilot, app)
+
+    asyncio.run(run())
+
+
+async def settle(pilot: Pilot[str]) -> None:
+    """Wait until no bot is thinking or due to move."""
+    app = pilot.app
+    assert isinstance(app, NoReturnApp)
+    for _ in range(1000):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not app.bot_busy and not app.table.bot_to_move():
+            return
+    raise AssertionError("the bots never finished")
+
+
+def text(app: NoReturnApp, selector: str) -> str:
+    """The plain text a Static widget shows."""
+    return str(app.screen.query_one(selector).content)  # type: ignore[attr-defined]
+
+
+async def past_mulligan(pilot: Pilot[str], app: NoReturnApp) -> None:
+    """Keep the hand at the mulligan (Enter on no selection), then wait for the bots."""
+    assert app.table.state.stage == 1
+    await pilot.press("enter")
+    await settle(pilot)
+    assert app.table.state.stage == 2 and app.table.human_to_move()
+
+
+def test_a_whole_game_by_keys_ends_with_the_engines_scores(tmp_path: Path) -> None:
+    app = new_app(tmp_path, make_seats(2, ["Ada"], ["heuristic"]), Rules(players=2), seed=3)
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        moves = 0
+        while not app.table.is_over():
+            await pilot.press("h")
+            if isinstance(app.hinted, Declare):
+                await pilot.press("d", "y")
+            else:
+                await pilot.press("enter")
+            await settle(pilot)
+            moves += 1
+        assert moves > 20
+        assert isinstance(app.screen, EndScreen)
+        shown = text(app, "#result")
+        state = app.table.state
+        for seat, name in enumerate(app.table.names):
+            arithmetic = (f"{state.ranks()[seat]}. {name}: {state.scores()[seat]} = pile "
+                          f"{state.pile_sums[seat]} - rows {state.row_sum(seat)}")
+            assert arithmetic in shown
+        assert "Record saved: " in shown
+        await pilot.press("q")
+
+    drive(app, body)
+    path = Path(app.return_value or "")
+    assert path.parent == tmp_path and path == app.table.path
+    record = json.loads(path.read_text())
+    assert check_record(record).valid
+    assert record["result"]["scores"] == app.table.state.scores()
+    mine = {e["type"] for e in record["events"] if e["player"] == 0}
+    assert {"mulligan", "place", "declare", "score"} <= mine  # every kind of move, by keys
+
+
+def test_an_illegal_selection_is_explained_and_changes_nothing(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await past_mulligan(pilot, app)
+        order = app.order()
+        first = {colour_of(t): i for i, t in reversed(list(enumerate(order)))}
+        assert len(first) >= 2  # this seed's hand holds two colours
+        a, b = sorted(first.values())[:2]
+        before, version = app.table.state.key(), app.table.version
+        await pilot.press(str(a + 1), str(b + 1), "p")
+        assert "✗ not allowed: place tiles of one colour only" in text(app, "#candidates")
+        await pilot.press("enter")
+        assert text(app, "#message") == "not allowed: place tiles of one colour only"
+        assert (app.table.state.key(), app.table.version) == (before, version)
+        assert app.selected == {a, b}  # the selection stays for the player to fix
+        await pilot.press("s")
+        assert "declare first" in text(app, "#message")
+        assert app.table.state.key() == before
+
+    drive(new_app(tmp_path), body)
+
+
+def test_declare_asks_first_and_cancel_keeps_phase_1(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await past_mulligan(pilot, app)
+        await pilot.press("d")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "no return" in str(app.screen.question)
+        await pilot.press("n")
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert app.table.state.phases[0] == 1
+        await pilot.press("d", "y")
+        assert app.table.state.phases[0] == 2
+        assert app.table.human_to_move()  # the turn goes on in phase 2
+        assert "[s] score" in text(app, "#candidates")
+        await pilot.press("d")
+        assert "already in phase 2" in text(app, "#message")
+
+    drive(new_app(tmp_path), body)
+
+
+def test_undo_takes_back_the_move_and_the_bots_reply(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await past_mulligan(pilot, app)
+        before = app.table.state.clone()
+        log = app.table.log(0)
+        await pilot.press("h", "enter")
+        await settle(pilot)
+        assert app.table.state != before
+        await pilot.press("u")
+        await settle(pilot)
+        assert app.table.state == before
+        assert app.table.log(0) == log
+        assert "undone" in text(app, "#message")
+
+    drive(new_app(tmp_path), body)
+
+
+def test_hint_selects_a_legal_move_and_says_why(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await past_mulligan(pilot, app)
+        await pilot.press("h")
+        assert text(app, "#message").startswith("hint: ")
+        hinted = app.hinted
+        assert hinted is not None and hinted in app.table.legal_actions()
+        if not isinstance(hinted, Declare):
+            assert sorted(app.picked()) == sorted(tiles_of(hinted))
+            current = app.current()
+            assert current is not None and current.legal and current.action == hinted
+
+    drive(new_app(tmp_path, seed=5), body)
+
+
+@pytest.mark.parametrize("seed", [1, 2])  # Bob starts, Ada starts
+def test_hotseat_hides_each_hand_until_its_player_is_ready(tmp_path: Path, seed: int) -> None:
+    seats = make_seats(2, ["Ada", "Bob"], hotseat=True)
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        for _ in range(3):
+            seat = app.table.to_move()
+            assert seat is not None
+            assert isinstance(app.screen, HandoverScreen)
+            assert app.table.names[seat] in text(app, "Static")
+            assert "hidden" in str(app.query_one(HandView).content)
+            assert app.candidates() == []
+            await pilot.press("enter")
+            assert app.shown == seat and app.revealed
+            assert "hidden" not in str(app.query_one(HandView).content)
+            await pilot.press("u")
+            assert "only for games against bots" in text(app, "#message")
+            await pilot.press("h", "enter")
+            await settle(pilot)
+
+    drive(new_app(tmp_path, seats, seed=seed), body)
+
+
+def test_the_rules_and_the_tile_tracker_open_and_close(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await pilot.press("question_mark")
+        assert app.screen.id == "rules"
+        assert "Phase 1" in text(app, ".body")
+        await pilot.press("escape")
+        assert app.screen.id != "rules"
+        await pilot.press("t")
+        assert app.screen.id == "tracker"
+        unseen = sum(app.table.unseen(0).values())
+        assert f"{unseen} tiles unseen in all." in text(app, ".body")
+        await pilot.press("escape")
+        assert app.screen.id != "tracker"
+
+    drive(new_app(tmp_path), body)
+
+
+def test_the_mouse_selects_tiles_chooses_and_plays(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await past_mulligan(pilot, app)
+        assert await pilot.click(HandView, offset=(3, 2))  # inside the first tile's face
+        assert app.selected == {0}
+        await pilot.click(MovePanel, offset=(4, 1))  # the second candidate: exchange
+        assert app.choice == "e"
+        before = app.table.version
+        await pilot.click("#play")
+        await settle(pilot)
+        assert app.table.version != before
+        assert app.table.record()["events"][-3:][0]["type"] in ("exchange", "draw")
+
+    drive(new_app(tmp_path), body)
+
+
+def test_quit_asks_then_saves_the_game_so_far(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await pilot.press("q")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+
+    app = new_app(tmp_path)
+    drive(app, body)
+    record = json.loads(Path(app.return_value or "").read_text())
+    assert "result" not in record and check_record(record).valid
+
+
+@pytest.mark.parametrize("color", [True, False])
+def test_tiles_carry_letter_and_symbol_with_or_without_colour(tmp_path: Path,
+                                                              color: bool) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        hand = str(app.query_one(HandView).content)
+        for tile in app.order():
+            code = "ROYGBP"[colour_of(tile)] + str(tile & 31)
+            assert "♥●★♣♦▲"[colour_of(tile)] + code in hand
+
+    drive(new_app(tmp_path, color=color), body)
+
+
+def test_scoring_shows_the_sum_to_pay_and_the_payments_that_suffice(tmp_path: Path) -> None:
+    table = LocalTable(make_seats(2, ["Ada"], ["heuristic"]), Rules(players=2), 6, tmp_path)
+    while not (table.state.phases[0] == 2 and table.human_to_move()
+               and any(len(r) >= 2 for r in table.state.rows[0])):
+        table.run_bots()
+        assert table.try_action(table.hint()[0]) is None
+    rows = [c for c, r in enumerate(table.state.rows[0]) if r]
+    line, colour = next((i, c) for i, c in enumerate(rows) if len(table.state.rows[0][c]) >= 2)
+    values = table.state.rows[0][colour]
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        # border 1 + padding 1 + indent 2, the colour tag (3 columns), 3 columns per value;
+        # below the border, two lines of name and numbers
+        await pilot.click("#me", offset=(1 + 1 + 2 + 3 + 1, 1 + 2 + line))
+        assert app.target == Target(colour, len(values))
+        shown = text(app, "#candidates")
+        assert f"= {sum(values)} to pay" in shown and "Payments that suffice: " in shown
+        await pilot.press("minus")
+        assert app.target == Target(colour, len(values) - 1)
+        assert f"= {sum(values[1:])} to pay" in text(app, "#candidates")
+        suffice = payments(app.table, app.target)
+        if suffice:
+            labels = " ".join("♥●★♣♦▲"[colour_of(t)] + tile_code(t) for t in suffice[0])
+            assert labels in text(app, "#candidates")
+        await pilot.press("r")
+        assert app.target is not None and app.target.count == 1
+        assert app.target.row == rows[(line + 1) % len(rows)]
+
+    drive(NoReturnApp(table, bot_delay=0), body)
+
+
+def test_candidates_follow_the_selection_and_offer_pass_only_with_an_empty_hand() -> None:
+    table = LocalTable(make_seats(2, ["Ada"], ["greedy"]), SMALL, 2)
+    table.run_bots()
+    assert table.try_action(table.hint()[0]) is None  # the mulligan
+    table.run_bots()
+    seen = table.view_for(0)
+    nothing = candidates(table, seen, (), None)
+    assert [(c.key, c.action, c.problem) for c in nothing] == [
+        ("p", None, "select tiles of one colour"), ("e", None, "select 1 or more tiles")]
+    top = hand_order(seen.hand or ())[0]
+    place, exchange = candidates(table, seen, (top,), None)
+    assert place.action == Place((top,)) and exchange.action == Exchange((top,))
+    assert place.problem == table.why_not(Place((top,)))
+    table.state.hands[0].clear()  # as after paying with the last tiles when the bag is empty
+    last = candidates(table, table.view_for(0), (), None)[-1]
+    assert (last.key, last.action, last.legal) == ("x", Pass(), True)

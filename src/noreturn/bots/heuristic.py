@@ -12,8 +12,9 @@ bag runs out counts against you. So the strategy is:
    play in 3- and 4-player games: rows must also grow fast.)
 2. **Keep paying power.** A SCORE needs one colour whose hand tiles sum to the row's tail;
    the strongest colour in hand is kept rather than exchanged.
-3. **Pay with the least overpay** (scored points first, then the smallest excess), unless
-   paying with more tiles cycles the hand while the bag is still full.
+3. **Score the most, pay with the least overpay**: the row tail worth the most points that
+   the hand can pay, paid with the smallest excess and then the fewest tiles. (Paying with
+   more tiles to cycle the hand while the bag is full is not tried yet.)
 4. **Exchange to fish**: in phase 1 the tiles that fit no row and would start a poor one go
    first; in phase 2 the tiles outside the strongest colour.
 5. **Time the switch** to phase 2 from the bag: the turns the bag still allows (estimated

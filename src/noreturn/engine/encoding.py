@@ -95,7 +95,17 @@ def encode_action(state: GameState, action: Action) -> int:
     Raises:
         NoReturnError: the action uses tiles the player does not hold.
     """
-    lay = layout(state.rules)
+    return _encode(layout(state.rules), sorted(state.hands[state.to_move]), action)
+
+
+def encode_actions(state: GameState, actions: list[Action]) -> list[int]:
+    """The ids of ``actions`` in ``state``, sorting the hand once (for masks of every legal
+    action, where sorting per action was half the cost)."""
+    lay, hand = layout(state.rules), sorted(state.hands[state.to_move])
+    return [_encode(lay, hand, action) for action in actions]
+
+
+def _encode(lay: ActionLayout, hand: list[int], action: Action) -> int:
     kind = type(action)
     if kind is Pass:
         return PASS_ID
@@ -104,7 +114,6 @@ def encode_action(state: GameState, action: Action) -> int:
     if isinstance(action, Draw):
         tile = action.tile
         return lay.draw + (tile >> VALUE_BITS) * lay.max_value + (tile & 31) - 1
-    hand = sorted(state.hands[state.to_move])
     try:
         if isinstance(action, Score):
             return lay.score_id(action.row, action.count, hand_mask(hand, action.pay))

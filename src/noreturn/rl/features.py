@@ -26,10 +26,10 @@ from noreturn.engine import (
     GameState,
     Rules,
     View,
-    encode_action,
     layout,
     legal_actions,
 )
+from noreturn.engine.encoding import encode_actions
 from noreturn.engine.tiles import VALUE_BITS, VALUE_MASK
 
 STAGES = ("deal", "mulligan", "play", "over")
@@ -185,10 +185,7 @@ def action_mask(state: GameState) -> Mask:
     All zeros at a chance node or when the game is over: no player decides there.
     """
     mask = np.zeros(player_action_count(state.rules), dtype=np.int8)
-    if state.is_chance() or state.is_over():
-        return mask
-    for action in legal_actions(state):
-        mask[encode_action(state, action)] = 1
+    mask[legal_ids(state)] = 1
     return mask
 
 
@@ -196,7 +193,7 @@ def legal_ids(state: GameState) -> list[int]:
     """The ids of the legal actions of the player to move, ascending (empty at chance)."""
     if state.is_chance() or state.is_over():
         return []
-    return [encode_action(state, action) for action in legal_actions(state)]
+    return encode_actions(state, legal_actions(state))
 
 
 def rewards(state: GameState) -> list[float]:

@@ -19,7 +19,8 @@ class Policy(StrEnum):
 
 app = typer.Typer(
     name="noreturn",
-    help="No Return (Marco Teubner, 2019): play, check records, simulate and benchmark.",
+    help="No Return (Marco Teubner, 2019): play, serve online tables, check records, "
+         "simulate and benchmark.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -149,6 +150,49 @@ def tournament(
     settings = Settings(tuple(split_specs(bots)), _rules(players, rules), games, seed,
                         backend.value, workers, address)
     raise typer.Exit(tournament_command(settings, out, records))
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on (0.0.0.0: every one)")] = (
+        "127.0.0.1"),
+    port: Annotated[int, typer.Option(min=0, max=65535, help="port to listen on")] = 8000,
+    db: Annotated[str | None, typer.Option(
+        help="database URL: sqlite:///PATH or postgresql://USER@HOST/DB "
+             "(default: SQLite under $XDG_DATA_HOME/noreturn)")] = None,
+    bot_delay: Annotated[float, typer.Option(
+        min=0, help="seconds before each bot move, so people can follow")] = 0.6,
+) -> None:
+    """Online tables: lobby, seat links, play in the browser, records and replays."""
+    try:
+        import uvicorn  # noqa: PLC0415 - keeps startup fast
+
+        from noreturn.server import create_app, default_db_url  # noqa: PLC0415
+    except ImportError as exc:
+        typer.echo(f"noreturn serve needs the server's packages ({exc.name} is missing): "
+                   "reinstall noreturn: pip install -e .", err=True)
+        raise typer.Exit(1) from exc
+
+    url = db or default_db_url()
+    try:
+        server_app = create_app(url, bot_delay=bot_delay)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--db") from exc
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
+    typer.echo(f"noreturn server: open http://{shown}:{port}/ in a browser "
+               f"(database {_safe_url(url)}; Ctrl+C stops)")
+    # Client messages are a few hundred bytes: a small frame limit keeps floods cheap.
+    uvicorn.run(server_app, host=host, port=port, log_level="info", ws_max_size=1 << 16)
+
+
+def _safe_url(url: str) -> str:
+    """The database URL without its password, for the console."""
+    from sqlalchemy.engine import make_url  # noqa: PLC0415 - only serve needs it
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # shown as given when SQLAlchemy cannot read it
+        return url
 
 
 def main() -> None:

@@ -12,6 +12,8 @@ What it guarantees:
   their own point of view (other players' exchanges, set-aside tiles and draws are counts).
 - Chance comes from a ``Deck`` seeded once, so a seed gives the same bag every time.
 - The record is kept as the game goes, so it can be saved at any moment (quit included).
+- The same seed and the same stored actions (``replay``, ``replace_by_bot``) rebuild the
+  same game, logs and version: the web server keeps only those and resumes after a restart.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import copy
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -131,8 +133,12 @@ class LocalTable:
     """One game at a local table; see the module docstring for what it guarantees."""
 
     def __init__(self, seats: Sequence[Seat], rules: Rules | None = None,
-                 seed: int | str | None = None, save_dir: Path | None = None) -> None:
+                 seed: int | str | None = None, save_dir: Path | None = None,
+                 undo: bool = True) -> None:
         """Seat everyone, shuffle the bag from ``seed`` and deal (stopping at a decision).
+
+        ``undo=False`` turns undo off, and with it the copy of the game kept before each
+        move (a server with many tables must not pay for a feature it does not offer).
 
         Raises:
             NoReturnError: the rules are for another number of players, or a bot spec is
@@ -146,6 +152,7 @@ class LocalTable:
         self.bots: list[Bot | None] = [None if s.human else make_bot(s.bot or "") for s in seats]
         self.save_dir = save_dir
         self.path: Path | None = None
+        self._undo = undo
         deck = Deck(self.rules, self.seed)
         state = GameState(self.rules, deck.start_player)
         meta = {**default_meta(), "seed": self.seed}
@@ -235,12 +242,7 @@ class LocalTable:
         problem = self.why_not(action)
         if problem is not None:
             return problem
-        if self.undo_allowed():
-            self._checkpoints.append(copy.deepcopy(self._now))
-        if isinstance(action, Declare):  # no return: nothing before it can be taken back
-            self._checkpoints.clear()
-            self._declared_since = True
-        self._play(action)
+        self._person_plays(action)
         return None
 
     def hint(self) -> tuple[Action, str]:
@@ -255,7 +257,7 @@ class LocalTable:
 
     def undo_allowed(self) -> bool:
         """Undo is for one person against bots: taking back a move never wrongs another."""
-        return len(self.humans) == 1
+        return self._undo and len(self.humans) == 1
 
     def why_no_undo(self) -> str | None:
         """Why ``undo`` would be refused now, or None if it would work."""
@@ -290,30 +292,93 @@ class LocalTable:
         A bot that fails (or answers an illegal action) is replaced by the fallback bot,
         and the move's ``note`` says so.
         """
+        return self.bot_job()()
+
+    def bot_job(self) -> Callable[[], BotMove]:
+        """The bot's decision to make later, on what it may see now.
+
+        The view and the legal actions are taken now, so the returned function reads
+        nothing of the table: it may run in another thread while the table changes (a
+        stale move is then refused by ``apply_bot``).
+
+        Raises:
+            NoReturnError: no bot is to move.
+        """
         seat = self.state.to_move
         if not self.bot_to_move():
             raise NoReturnError("no bot is to move")
         seen, legal = self.view_for(seat), legal_actions(self.state)
-        rng = self._now.rngs[seat]
-        note = ""
-        try:
-            action = self._bot(seat).act(seen, legal, rng)
-            if action not in legal:
-                raise BotError(f"answered {action}, which is not legal")
-        except BotError as exc:
-            note = f"{self.names[seat]}'s bot failed ({exc}); {FALLBACK} plays on"
-            action = make_bot(FALLBACK).act(seen, legal, rng)
-        return BotMove(self.version, seat, action, note)
+        rng, bot, version, name = self._now.rngs[seat], self._bot(seat), self.version, \
+            self.names[seat]
+
+        def decide() -> BotMove:
+            note = ""
+            try:
+                action = bot.act(seen, legal, rng)
+                if action not in legal:
+                    raise BotError(f"answered {action}, which is not legal")
+            except BotError as exc:
+                note = f"{name}'s bot failed ({exc}); {FALLBACK} plays on"
+                action = make_bot(FALLBACK).act(seen, legal, rng)
+            return BotMove(version, seat, action, note)
+
+        return decide
 
     def apply_bot(self, move: BotMove) -> bool:
         """Play a bot's decision, unless the game changed since it was asked (then False)."""
         if move.version != self.version or not self.bot_to_move():
             return False
-        if move.note:
-            self.bots[move.seat] = make_bot(FALLBACK)
-            self._say(move.note)
-        self._play(move.action)
+        self._apply(move.action, move.note)
         return True
+
+    # ------------------------------------------------------------ stored games
+    def replay(self, action: Action, note: str = "") -> None:
+        """Play a stored action of whoever is to move, person or bot, as the engine allows.
+
+        This is how a game is rebuilt from its seed and its stored actions (a server
+        after a restart); ``note`` is a bot move's note (its bot failed), said again.
+
+        Raises:
+            NoReturnError: the action is not legal now (the stored game is not this one).
+        """
+        if self.is_over():
+            raise NoReturnError(f"cannot replay {action}: the game is over")
+        if isinstance(action, Draw):
+            raise NoReturnError("draws are not stored: the deck makes them")
+        problem = why_illegal(self.state, action)
+        if problem is not None:
+            raise NoReturnError(f"cannot replay {action}: {problem}")
+        if self.human_to_move():
+            self._person_plays(action)
+        else:
+            self._apply(action, note)
+
+    def replace_by_bot(self, seat: int, spec: str = DEFAULT_BOT) -> None:
+        """A person leaves during the game: the bot ``spec`` plays their seat from now on.
+
+        The log says so, the record's player entry notes ``replaced_by``, the person's own
+        log is dropped (nobody may read that seat's hidden tiles any more), undo is
+        cleared and the version moves on.
+
+        Raises:
+            NoReturnError: no such seat, a bot's seat already, the game is over, or an
+                unknown bot ``spec`` (``BotError``).
+        """
+        if type(seat) is not int or not 0 <= seat < len(self.seats):
+            raise NoReturnError(f"seat must be 0..{len(self.seats) - 1}, not {seat!r}")
+        if not self.seats[seat].human:
+            raise NoReturnError(f"seat {seat} is already played by a bot")
+        if self.is_over():
+            raise NoReturnError("the game is over")
+        bot = make_bot(spec)
+        name = self.seats[seat].name
+        self.seats[seat] = Seat(name, spec)
+        self.bots[seat] = bot
+        self._checkpoints.clear()
+        self._now.logs.pop(seat, None)
+        self._now.writer.players[seat] = {**self._now.writer.players[seat], "replaced_by": spec}
+        self._say(f"{name} left the table; a {spec} bot plays on")
+        self._now.version += 1
 
     def run_bots(self) -> None:
         """Let the bots play until a person must decide or the game ends."""
@@ -348,6 +413,22 @@ class LocalTable:
         return write_record(self.record(), self.path)
 
     # ------------------------------------------------------------------- changes
+    def _person_plays(self, action: Action) -> None:
+        """Play a person's legal action, keeping the undo checkpoint when undo is on."""
+        if self.undo_allowed():
+            self._checkpoints.append(copy.deepcopy(self._now))
+        if isinstance(action, Declare):  # no return: nothing before it can be taken back
+            self._checkpoints.clear()
+            self._declared_since = True
+        self._play(action)
+
+    def _apply(self, action: Action, note: str) -> None:
+        """Play a bot's legal action; a failed bot's ``note`` goes first (its fallback on)."""
+        if note:
+            self.bots[self.state.to_move] = make_bot(FALLBACK)
+            self._say(note)
+        self._play(action)
+
     def _play(self, action: Action) -> None:
         """Apply a legal action, then every draw it causes, and tell it in the logs."""
         now = self._now

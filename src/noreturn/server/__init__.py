@@ -1,0 +1,9 @@
+"""Online tables: ``noreturn serve`` (HTTP API, WebSocket play, browser front end).
+
+``create_app(db_url)`` builds the ASGI app; docs/server-protocol.md is its contract.
+"""
+
+from noreturn.server.app import create_app
+from noreturn.server.db import default_db_url
+
+__all__ = ["create_app", "default_db_url"]

@@ -1,0 +1,187 @@
+"""The server's storage: SQLAlchemy models, the engine and migrations.
+
+The database holds everything a table needs, so a process can stop at any moment and another
+(or several, later) take over: the tables and their seats, and for a game every accepted
+action in order. A game in progress is rebuilt from its secret seed and those actions
+(``LocalTable`` deals from the seed, so the same actions give the same game). A finished
+game also keeps its record (RECORD.md), which needs no seed and no code of this version to
+be read again.
+
+``table_moves`` has the primary key (table_id, index), and a move's index is the state version
+it was played at: two writers that both saw version 12 cannot both store a move 12, the
+database refuses the second. That is the optimistic concurrency the server relies on.
+
+SQLite in a file is the default (nothing to set up); ``postgresql://`` URLs use psycopg 3.
+The schema is made by Alembic migrations (``migrate``), run at startup; the models here and
+the migrations are checked against each other by the tests.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Engine,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    create_engine,
+    event,
+)
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+class Base(DeclarativeBase):
+    """The declarative base of the server's tables."""
+
+
+def now() -> datetime:
+    """The current time in UTC (stored with its zone where the database keeps zones)."""
+    return datetime.now(UTC)
+
+
+class TableRow(Base):
+    """One table: lobby, game in progress or finished game.
+
+    ``seed`` is secret while the game runs (it fixes the bag's order); ``version`` counts the
+    stored moves, so it is the state version clients see.
+    """
+
+    __tablename__ = "game_tables"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seed: Mapped[str] = mapped_column(String(64))
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+class SeatRow(Base):
+    """One seat of a table.
+
+    ``kind`` and ``level`` are the seat as created (the game is rebuilt with them);
+    ``replaced_by`` is the bot level that took the seat over when its person left during the
+    game. ``token_hash`` is the SHA-256 of the seat token (never the token), None for a bot
+    and after its person left the game.
+    """
+
+    __tablename__ = "table_seats"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("game_tables.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    name: Mapped[str] = mapped_column(String(64))
+    level: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    joined: Mapped[bool] = mapped_column(Boolean, default=False)
+    replaced_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class MoveRow(Base):
+    """One accepted change of a game, at the version ``index`` (0, 1, 2, ...).
+
+    ``kind`` is ``action`` (``text`` is the action's text form; ``note`` a failed bot's note)
+    or ``leave`` (``text`` is the bot level that took the seat over).
+    """
+
+    __tablename__ = "table_moves"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("game_tables.id", ondelete="CASCADE"), primary_key=True)
+    index: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(8))
+    text: Mapped[str] = mapped_column(Text)
+    note: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+def default_db_url() -> str:
+    """SQLite in ``$XDG_DATA_HOME/noreturn/noreturn.db`` (``~/.local/share`` by default)."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return f"sqlite:///{Path(base) / 'noreturn' / 'noreturn.db'}"
+
+
+def normalize_url(url: str) -> str:
+    """The URL with the driver this package uses: ``postgresql://`` means psycopg 3.
+
+    Raises:
+        ValueError: not a URL SQLAlchemy reads, or a database other than SQLite or
+            PostgreSQL.
+    """
+    text = url.strip()
+    for prefix in ("postgres://", "postgresql://"):
+        if text.startswith(prefix):
+            text = "postgresql+psycopg://" + text[len(prefix):]
+    try:
+        parsed = make_url(text)
+    except Exception as exc:  # SQLAlchemy's ArgumentError and friends
+        raise ValueError(f"{url!r} is not a database URL: use sqlite:///PATH or "
+                         "postgresql://USER@HOST:PORT/DB") from exc
+    if parsed.get_backend_name() not in ("sqlite", "postgresql"):
+        raise ValueError(f"{url!r}: only sqlite:///PATH and postgresql://... are supported")
+    return text
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url`` (see ``normalize_url``); a SQLite file's folder is created.
+
+    SQLite connections are shared by the server's worker threads (each used by one thread
+    at a time), wait up to 30 s for a lock, and enforce foreign keys.
+    """
+    text = normalize_url(url)
+    parsed = make_url(text)
+    if parsed.get_backend_name() != "sqlite":
+        try:
+            return create_engine(text, pool_pre_ping=True)
+        except ModuleNotFoundError as exc:
+            raise ValueError(f"PostgreSQL needs the psycopg driver ({exc.name} is missing): "
+                             "pip install 'noreturn[postgres]'") from exc
+    if parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(text, connect_args={"check_same_thread": False, "timeout": 30})
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(connection: Any, _record: Any) -> None:
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    return engine
+
+
+def alembic_config() -> Config:
+    """Alembic's configuration, built in code: no alembic.ini is needed at run time."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+def migrate(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to ``revision`` (the newest by default) with Alembic."""
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    """Sessions that keep loaded rows readable after commit."""
+    return sessionmaker(engine, expire_on_commit=False)

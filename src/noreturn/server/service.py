@@ -1,0 +1,618 @@
+"""The tables' logic over the database: lobby, seats, tokens, moves, bots, views.
+
+Everything a table is lives in the database (``db``): the seats, the secret seed and every
+accepted move. A game is a ``LocalTable`` dealt from the seed with the stored moves replayed
+(``LocalTable.replay``); a cache keeps one per table and, before each use, catches up with
+the moves stored since (by this process or, later, by another). So a restart loses nothing,
+and a second process would need no other state than the database's.
+
+Concurrency: the service is synchronous and thread-safe; the web app calls it from worker
+threads, so neither the database nor a thinking bot blocks the event loop. Calls on one
+table are serialized by a lock (one of a fixed set of striped locks); across processes the
+moves table's primary key (table_id, index), with index = the version the move was made
+at, lets one move per version through and refuses the other (a ``stale`` error).
+
+The hidden-information rule: what a seat receives is built from ``view(state, seat)`` and
+that seat's own log only (``state_message``); the public ``Table`` has names, kinds and
+counts; the record and the replay are given out only once the game is over. The seed,
+which fixes the bag, never leaves the server while the game runs (a finished game's record
+names it). Seat tokens are stored as SHA-256 digests and compared in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from noreturn.bots.base import BotError, make_bot
+from noreturn.bots.ismcts import IsmctsBot
+from noreturn.bots.viewjson import view_to_json
+from noreturn.engine import NoReturnError, Rules, parse_action, tile_code
+from noreturn.server.db import MoveRow, SeatRow, TableRow, now, session_factory
+from noreturn.server.replay import public_replay
+from noreturn.server.schemas import NAME_LENGTH, CreateTable
+from noreturn.table import BOT_NAMES, LocalTable, Seat
+
+TAKEOVER_LEVEL = "medium"
+"""The bot that plays on for a person who leaves during the game."""
+BOT_LEVELS = ("easy", "medium", "hard", "expert", "random", "greedy", "heuristic", "ismcts")
+"""Bot specs a table may seat. Never ``external:``: that would run a command on the server."""
+MAX_BOT_SECONDS = 5.0
+MAX_BOT_ITERATIONS = 20_000
+LOCK_STRIPES = 64
+
+
+class ServiceError(Exception):
+    """A request the service refuses; nothing changed. ``status`` is the HTTP status,
+    ``code`` the WebSocket error code (docs/server-protocol.md)."""
+
+    status = 400
+    code = "malformed"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+
+class BadRequestError(ServiceError):
+    """Malformed: the message says what is wrong and how to fix it."""
+
+
+class ForbiddenError(ServiceError):
+    """A wrong, missing or withdrawn seat token."""
+
+    status = 403
+    code = "bad_token"
+
+
+class NotFoundError(ServiceError):
+    """No such table."""
+
+    status = 404
+    code = "not_found"
+
+
+class ConflictError(ServiceError):
+    """Not now: the table is in the wrong stage, or the game moved on."""
+
+    status = 409
+    code = "conflict"
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a seat token: its SHA-256, in hex."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def check_level(level: str | None) -> str:
+    """The bot spec for ``level`` (default ``medium``), if a table may seat it.
+
+    Raises:
+        BadRequestError: an unknown level, bad options, or a search budget above the limits.
+    """
+    spec = (level or TAKEOVER_LEVEL).strip()
+    name = spec.partition(":")[0]
+    if name not in BOT_LEVELS:
+        raise BadRequestError(f"no bot level {name!r}: choose one of {', '.join(BOT_LEVELS)}")
+    try:
+        bot = make_bot(spec)
+    except BotError as exc:
+        raise BadRequestError(f"bot level {spec!r}: {exc}") from exc
+    if isinstance(bot, IsmctsBot) and (
+            bot.seconds > MAX_BOT_SECONDS or (bot.iterations or 0) > MAX_BOT_ITERATIONS):
+        raise BadRequestError(f"bot level {spec!r}: at most time={MAX_BOT_SECONDS:g} or "
+                         f"iterations={MAX_BOT_ITERATIONS} per move on this server")
+    return spec
+
+
+def clean_name(name: str | None, default: str) -> str:
+    """A player's name: trimmed, ``default`` when empty; no control characters.
+
+    Raises:
+        BadRequestError: the name is too long or holds control characters.
+    """
+    text = " ".join((name or "").split())
+    if not text:
+        return default
+    if len(text) > NAME_LENGTH:
+        raise BadRequestError(f"name {text[:NAME_LENGTH]!r}...: at most {NAME_LENGTH} characters")
+    if any(unicodedata.category(c).startswith("C") for c in text):
+        raise BadRequestError(f"name {text!r}: no control characters, please")
+    return text
+
+
+def _utc(moment: datetime) -> datetime:
+    """``moment`` with its zone (SQLite hands back naive UTC times)."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+class TableService:
+    """The tables of one database; see the module docstring."""
+
+    def __init__(self, engine: Engine, cache_size: int = 256) -> None:
+        """Serve the tables in ``engine``'s database (migrated already)."""
+        self.engine = engine
+        self.sessions = session_factory(engine)
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, LocalTable] = OrderedDict()
+        self._cache_guard = threading.Lock()
+        self._stripes = [threading.Lock() for _ in range(LOCK_STRIPES)]
+
+    # ---------------------------------------------------------------- plumbing
+    @contextmanager
+    def _locked(self, table_id: str) -> Iterator[None]:
+        """Hold the lock of ``table_id`` (striped: a bounded set of locks for any ids)."""
+        lock = self._stripes[int(hash_token(table_id)[:8], 16) % LOCK_STRIPES]
+        with lock:
+            yield
+
+    @contextmanager
+    def _transaction(self, table_id: str) -> Iterator[Session]:
+        """A session in a transaction on ``table_id``, under its lock.
+
+        Commits at the end. A refusal (``ServiceError``) is raised before anything changes;
+        any other failure may leave the cached game ahead of the database, so the cache
+        entry is dropped and the game is rebuilt from the database next time. A move
+        stored meanwhile by another writer at the same version becomes a ``stale`` error.
+        """
+        with self._locked(table_id):
+            try:
+                with self.sessions.begin() as session:
+                    yield session
+            except ServiceError:
+                raise
+            except IntegrityError as exc:
+                self._forget(table_id)
+                raise ConflictError("the game moved on meanwhile: look at the new state and "
+                               "try again", "stale") from exc
+            except BaseException:
+                self._forget(table_id)
+                raise
+
+    def _forget(self, table_id: str) -> None:
+        with self._cache_guard:
+            self._cache.pop(table_id, None)
+
+    @staticmethod
+    def _row(session: Session, table_id: str) -> TableRow:
+        row = session.get(TableRow, table_id)
+        if row is None:
+            raise NotFoundError(f"no table {table_id!r}: check the link, or create a table")
+        return row
+
+    @staticmethod
+    def _seats(session: Session, table_id: str) -> list[SeatRow]:
+        query = select(SeatRow).where(SeatRow.table_id == table_id).order_by(SeatRow.seat)
+        return list(session.scalars(query))
+
+    def _game(self, session: Session, row: TableRow) -> LocalTable:
+        """The table's game, caught up with every stored move.
+
+        Raises:
+            NoReturnError: a stored move does not replay (the database was changed by hand,
+                or the deck's algorithm changed under a game in progress).
+        """
+        with self._cache_guard:
+            game = self._cache.get(row.id)
+        if game is None or game.version > row.version:
+            seats = self._seats(session, row.id)
+            game = LocalTable(
+                [Seat(s.name, None if s.kind == "human" else s.level) for s in seats],
+                Rules.from_dict(row.rules), seed=row.seed, undo=False)
+        if game.version < row.version:
+            query = (select(MoveRow).where(MoveRow.table_id == row.id,
+                                           MoveRow.index >= game.version)
+                     .order_by(MoveRow.index))
+            for move in session.scalars(query):
+                if move.index != game.version:
+                    raise NoReturnError(f"table {row.id}: move {move.index} is missing")
+                if move.kind == "leave":
+                    game.replace_by_bot(move.seat, move.text)
+                else:
+                    game.replay(parse_action(move.text), move.note)
+        with self._cache_guard:
+            self._cache[row.id] = game
+            self._cache.move_to_end(row.id)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return game
+
+    def _store(self, session: Session, row: TableRow, game: LocalTable, before: int,
+               seat: int, kind: str, text: str, note: str = "") -> None:
+        """Store the move just made in ``game`` at version ``before``, and the table row.
+
+        The insert fails (IntegrityError) when that version's move is stored already.
+        """
+        moment = now()
+        session.add(MoveRow(table_id=row.id, index=before, seat=seat, kind=kind, text=text,
+                            note=note, created_at=moment))
+        row.version = game.version
+        row.updated_at = moment
+        if game.is_over():
+            state = game.state
+            row.status = "finished"
+            row.result = {"scores": state.scores(), "ranks": state.ranks()}
+            record = game.record()
+            record["meta"] = {**record.get("meta", {}), "table": row.id,
+                              "date": _utc(row.created_at).date().isoformat()}
+            row.record = record
+        session.flush()
+
+    def _authenticate(self, seats: list[SeatRow], token: str | None) -> SeatRow:
+        """The seat whose token this is.
+
+        Raises:
+            ForbiddenError: no token, or none of this table's seats has it.
+        """
+        if not token:
+            raise ForbiddenError("a seat token is needed: use the link you were given "
+                            "(/play/TABLE#token=...)")
+        digest = hash_token(token)
+        found: SeatRow | None = None
+        for seat in seats:  # every seat is compared, in constant time each
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, digest):
+                found = seat
+        if found is None:
+            raise ForbiddenError("this token does not hold a seat at this table: use the link "
+                            "you were given")
+        return found
+
+    @staticmethod
+    def _table(row: TableRow, seats: list[SeatRow]) -> dict[str, Any]:
+        """The public ``Table``: no token, no seed, no tile."""
+        return {
+            "id": row.id,
+            "status": row.status,
+            "created_at": _utc(row.created_at).isoformat().replace("+00:00", "Z"),
+            "rules": dict(row.rules),
+            "seats": [{
+                "seat": s.seat,
+                "kind": "bot" if s.replaced_by or s.kind == "bot" else "human",
+                "name": s.name,
+                "level": s.replaced_by or s.level,
+                "joined": s.joined,
+            } for s in seats],
+            "version": row.version,
+            "result": row.result,
+        }
+
+    # ------------------------------------------------------------------- lobby
+    def create(self, body: CreateTable) -> dict[str, Any]:
+        """A new table; the answer holds each human seat's token, shown this once.
+
+        A table of bots only starts at once (there is nobody to press start).
+
+        Raises:
+            BadRequestError: bad rules, names or bot levels.
+        """
+        count = len(body.seats)
+        rules_in = dict(body.rules or {})
+        if rules_in.get("players", count) != count:
+            raise BadRequestError(f"rules: players is {rules_in['players']} but there are "
+                             f"{count} seats: leave players out, the seats count")
+        try:
+            rules = Rules.from_dict({**rules_in, "players": count})
+        except NoReturnError as exc:
+            raise BadRequestError(str(exc)) from exc
+        taken: set[str] = set()
+        names: list[str] = []
+        for i, seat in enumerate(body.seats):
+            if seat.kind == "human" and seat.level:
+                raise BadRequestError(f"seat {i}: a level is for bots; leave it out for a person")
+            if seat.kind == "human":
+                default = f"Player {i + 1}"
+            else:
+                default = next((n for n in BOT_NAMES if n not in taken and all(
+                    n != (s.name or "").strip() for s in body.seats)), f"Bot {i + 1}")
+            name = clean_name(seat.name, default)
+            if name in taken:
+                raise BadRequestError(f"two seats are named {name!r}: give each a different name")
+            taken.add(name)
+            names.append(name)
+        levels = [check_level(s.level) if s.kind == "bot" else None for s in body.seats]
+        table_id = secrets.token_urlsafe(9)
+        tokens = {i: secrets.token_urlsafe(24) for i, s in enumerate(body.seats)
+                  if s.kind == "human"}
+        moment = now()
+        row = TableRow(id=table_id, created_at=moment, updated_at=moment,
+                       status="lobby" if tokens else "playing", rules=rules.to_dict(),
+                       seed=secrets.token_hex(16), version=0, result=None, record=None)
+        seat_rows = [
+            SeatRow(table_id=table_id, seat=i, kind=s.kind, name=names[i], level=levels[i],
+                    token_hash=hash_token(tokens[i]) if i in tokens else None,
+                    joined=s.kind == "bot", replaced_by=None)
+            for i, s in enumerate(body.seats)
+        ]
+        with self._transaction(table_id) as session:
+            session.add(row)
+            session.flush()
+            session.add_all(seat_rows)
+            session.flush()
+            table = self._table(row, seat_rows)
+        return {
+            "table": table,
+            "seat_links": [{"seat": i, "name": names[i], "token": token,
+                            "link": f"/play/{table_id}#token={token}"}
+                           for i, token in tokens.items()],
+            "spectator_link": f"/watch/{table_id}",
+        }
+
+    def list_tables(self, limit: int = 50, status: str | None = None) -> list[dict[str, Any]]:
+        """The lobby: the newest tables first, public data only."""
+        with self.sessions() as session:
+            query = select(TableRow).order_by(TableRow.created_at.desc(), TableRow.id)
+            if status:
+                query = query.where(TableRow.status == status)
+            rows = list(session.scalars(query.limit(limit)))
+            seats: dict[str, list[SeatRow]] = {row.id: [] for row in rows}
+            if rows:
+                found = session.scalars(select(SeatRow).where(SeatRow.table_id.in_(seats))
+                                        .order_by(SeatRow.seat))
+                for seat in found:
+                    seats[seat.table_id].append(seat)
+            return [self._table(row, seats[row.id]) for row in rows]
+
+    def get(self, table_id: str) -> dict[str, Any]:
+        """One table's public description."""
+        with self.sessions() as session:
+            row = self._row(session, table_id)
+            return self._table(row, self._seats(session, table_id))
+
+    def seat_of(self, table_id: str, token: str | None) -> tuple[int, str]:
+        """The seat a token holds at this table, and the token's digest.
+
+        Raises:
+            NotFoundError, ForbiddenError.
+        """
+        with self.sessions() as session:
+            self._row(session, table_id)
+            seat = self._authenticate(self._seats(session, table_id), token)
+            return seat.seat, hash_token(token or "")
+
+    def join(self, table_id: str, token: str | None, name: str | None) -> dict[str, Any]:
+        """Mark the token's seat as joined; in the lobby its name may change."""
+        with self._transaction(table_id) as session:
+            row = self._row(session, table_id)
+            seats = self._seats(session, table_id)
+            seat = self._authenticate(seats, token)
+            if row.status == "finished":
+                raise ConflictError("the game is over: see its replay or download the record")
+            if name is not None:
+                new = clean_name(name, seat.name)
+                if new != seat.name and row.status != "lobby":
+                    raise ConflictError("names are fixed once the game has started")
+                if any(s.name == new for s in seats if s.seat != seat.seat):
+                    raise BadRequestError(f"another seat is named {new!r}: choose another name")
+                seat.name = new
+            seat.joined = True
+            row.updated_at = now()
+            return self._table(row, seats)
+
+    def start(self, table_id: str, token: str | None) -> dict[str, Any]:
+        """Start the game (the token's seat counts as joined).
+
+        Raises:
+            ConflictError: a person has not joined yet (named), or the game started already.
+        """
+        with self._transaction(table_id) as session:
+            row = self._row(session, table_id)
+            seats = self._seats(session, table_id)
+            seat = self._authenticate(seats, token)
+            if row.status != "lobby":
+                done = "ended" if row.status == "finished" else "started"
+                raise ConflictError(f"the game has {done} already")
+            missing = [s.name for s in seats
+                       if s.kind == "human" and not s.joined and s.seat != seat.seat]
+            if missing:
+                raise ConflictError(f"{', '.join(missing)} {'has' if len(missing) == 1 else 'have'}"
+                               " not joined yet: send them their seat link, then start")
+            seat.joined = True
+            row.status = "playing"
+            row.updated_at = now()
+            return self._table(row, seats)
+
+    def leave(self, table_id: str, token: str | None) -> dict[str, Any]:
+        """Leave: in the lobby the seat is free again; during the game a bot takes it over.
+
+        After leaving a game the token holds nothing: the seat's hand is the bot's now.
+        """
+        with self._transaction(table_id) as session:
+            row = self._row(session, table_id)
+            seats = self._seats(session, table_id)
+            seat = self._authenticate(seats, token)
+            if row.status == "finished":
+                raise ConflictError("the game is over: there is nothing to leave")
+            if row.status == "playing":
+                game = self._game(session, row)
+                before = game.version
+                game.replace_by_bot(seat.seat, TAKEOVER_LEVEL)
+                self._store(session, row, game, before, seat.seat, "leave", TAKEOVER_LEVEL)
+                seat.replaced_by = TAKEOVER_LEVEL
+                seat.token_hash = None
+            seat.joined = False
+            row.updated_at = now()
+            return self._table(row, seats)
+
+    def record(self, table_id: str) -> dict[str, Any]:
+        """The finished game's record (RECORD.md).
+
+        Raises:
+            ConflictError: the game is not over (a record in progress would show hidden tiles).
+        """
+        with self.sessions() as session:
+            row = self._row(session, table_id)
+            if row.status != "finished" or row.record is None:
+                raise ConflictError("the record is available once the game is over")
+            return dict(row.record)
+
+    def replay(self, table_id: str) -> dict[str, Any]:
+        """The finished game turn by turn, public views only (``replay.public_replay``)."""
+        return public_replay(self.record(table_id))
+
+    # -------------------------------------------------------------------- play
+    def state_message(self, table_id: str, seat: int | None,
+                      token_hash: str | None = None) -> dict[str, Any]:
+        """The ``state`` message for ``seat`` (None: a spectator), from its view and log.
+
+        ``token_hash`` is the digest the connection was opened with: a seat whose token
+        was withdrawn (its person left the game) gets ``ForbiddenError``.
+        """
+        with self._transaction(table_id) as session:
+            row = self._row(session, table_id)
+            seats = self._seats(session, table_id)
+            if seat is not None:
+                stored = seats[seat].token_hash
+                if stored is None or token_hash is None or not hmac.compare_digest(
+                        stored, token_hash):
+                    raise ForbiddenError("this seat's token no longer holds it (you left the game)")
+            message: dict[str, Any] = {
+                "type": "state", "version": row.version, "status": row.status, "view": None,
+                "legal": [], "log": [], "names": [s.name for s in seats], "unseen": {},
+                "result": None, "table": self._table(row, seats),
+            }
+            if row.status == "lobby":
+                return message
+            game = self._game(session, row)
+            mine = seat is not None and game.to_move() == seat and game.human_to_move()
+            seen = game.view_for(seat)
+            message.update(
+                version=game.version,
+                view=view_to_json(seen),
+                unseen={tile_code(t): n for t, n in sorted(seen.unseen().items()) if n > 0},
+                legal=[str(a) for a in game.legal_actions()] if mine else [],
+                log=game.log(seat),
+            )
+            if game.is_over():
+                state = game.state
+                message["result"] = {"scores": state.scores(), "ranks": state.ranks(),
+                                     "lines": game.result_lines()}
+            return message
+
+    def _playing(self, session: Session, table_id: str, seat: int | None) -> tuple[
+            TableRow, LocalTable]:
+        """The table and its game, for a seat that wants to play now."""
+        row = self._row(session, table_id)
+        if seat is None:
+            raise ConflictError("spectators watch: open your seat link to play", "spectator")
+        if row.status == "lobby":
+            raise ConflictError("the game has not started yet: wait for the start", "not_started")
+        if row.status == "finished":
+            raise ConflictError("the game is over", "over")
+        return row, self._game(session, row)
+
+    @staticmethod
+    def _turn(game: LocalTable, seat: int) -> None:
+        mover = game.to_move()
+        if mover != seat:
+            who = "nobody" if mover is None else game.names[mover]
+            raise ConflictError(f"it is not your turn: {who} is to move", "not_your_turn")
+
+    def act(self, table_id: str, seat: int | None, text: str, version: int) -> int:
+        """Play ``text`` for ``seat`` if it is its turn, ``version`` is current and the rules
+        allow it; returns the new version.
+
+        Raises:
+            ServiceError: with the protocol's code (stale, not_your_turn, malformed,
+                illegal, ...); nothing changed.
+        """
+        with self._transaction(table_id) as session:
+            row, game = self._playing(session, table_id, seat)
+            assert seat is not None
+            if version != game.version:
+                raise ConflictError(f"the game has moved on (it is at version {game.version}, you "
+                               f"sent {version}): look at the new state and try again",
+                               "stale")
+            self._turn(game, seat)
+            try:
+                action = parse_action(text)
+            except NoReturnError as exc:
+                raise BadRequestError(f"{exc}", "malformed") from exc
+            problem = game.why_not(action)
+            if problem is not None:
+                raise ConflictError(f"{action} is not allowed: {problem}", "illegal")
+            before = game.version
+            if game.try_action(action) is not None:  # pragma: no cover - checked just above
+                raise ConflictError(f"{action} is not allowed", "illegal")
+            self._store(session, row, game, before, seat, "action", str(action))
+            return game.version
+
+    def check(self, table_id: str, seat: int | None, text: str) -> tuple[bool, str | None]:
+        """Whether ``seat`` may play ``text`` now, and why not.
+
+        Off turn the answer is only "not your turn": the action is never judged against
+        the state then, since the rules would judge it against the hand of the player to
+        move (and the answer would tell about that hand).
+        """
+        with self._transaction(table_id) as session:
+            _row, game = self._playing(session, table_id, seat)
+            assert seat is not None
+            try:
+                self._turn(game, seat)
+                action = parse_action(text)
+            except (ServiceError, NoReturnError) as exc:
+                return False, getattr(exc, "message", str(exc))
+            problem = game.why_not(action)
+            return problem is None, problem
+
+    def hint(self, table_id: str, seat: int | None) -> tuple[str, str]:
+        """A suggested action for ``seat`` on its turn, with the reason."""
+        with self._transaction(table_id) as session:
+            _row, game = self._playing(session, table_id, seat)
+            assert seat is not None
+            self._turn(game, seat)
+            action, reason = game.hint()
+            return str(action), reason
+
+    # -------------------------------------------------------------------- bots
+    def bot_step(self, table_id: str) -> bool:
+        """Let the bot to move decide and play one move; False if no bot is to move.
+
+        The decision is made outside the table's lock, on what the bot may see (its view);
+        if the game moved on meanwhile, the move is dropped.
+        """
+        with self._transaction(table_id) as session:
+            row = self._row(session, table_id)
+            if row.status != "playing":
+                return False
+            game = self._game(session, row)
+            if not game.bot_to_move():
+                return False
+            job = game.bot_job()
+        move = job()
+        with self._transaction(table_id) as session:
+            row = self._row(session, table_id)
+            if row.status != "playing":
+                return False
+            game = self._game(session, row)
+            before = game.version
+            if not game.apply_bot(move):
+                return False
+            self._store(session, row, game, before, move.seat, "action", str(move.action),
+                        move.note)
+            return True
+
+    def playing_tables(self) -> list[str]:
+        """The ids of every game in progress (to let their bots move after a restart)."""
+        with self.sessions() as session:
+            return list(session.scalars(select(TableRow.id).where(
+                TableRow.status == "playing")))
+
+
+__all__ = [
+    "BOT_LEVELS", "TAKEOVER_LEVEL", "BadRequestError", "ConflictError", "ForbiddenError",
+    "NotFoundError", "ServiceError", "TableService", "check_level", "clean_name", "hash_token",
+]

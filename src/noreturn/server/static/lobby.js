@@ -1,0 +1,231 @@
+// The lobby: create a table (seats, bots, rules), share its links, list the tables.
+
+import { api, forgetTable, myTables, rememberTable } from "./api.js";
+import { h } from "./tiles.js";
+
+const $ = (id) => document.getElementById(id);
+const LEVELS = [
+  ["easy", "easy (quick, greedy)"],
+  ["medium", "medium"],
+  ["hard", "hard (thinks longer)"],
+  ["expert", "expert (3 s a move)"],
+];
+const NAMES = ["Ada", "Bo", "Cy", "Dot"];
+const DEFAULT_RULES = { colors: 6, max_value: 11, copies: 2, hand_size: 8, exchange_limit: 4 };
+
+let seats = [
+  { kind: "human", name: "Ada", level: "medium" },
+  { kind: "bot", name: "", level: "medium" },
+];
+
+function showError(text) {
+  const item = h("div", { class: "error" }, h("span", { class: "error-text", text }),
+    h("button", { type: "button", class: "dismiss", "aria-label": "Dismiss this message",
+      onclick: () => item.remove() }, "×"));
+  $("errors").replaceChildren(item);
+}
+
+function absolute(link) {
+  return new URL(link, location.origin).href;
+}
+
+// --------------------------------------------------------------- seat editor
+function renderSeats() {
+  const list = $("seats");
+  list.replaceChildren(...seats.map((s, i) => {
+    const kind = h("select", { "aria-label": `Seat ${i + 1}: who plays`, name: `kind-${i}`,
+      onchange: (ev) => { s.kind = ev.target.value; renderSeats(); } },
+    h("option", { value: "human", selected: s.kind === "human" }, "Person"),
+    h("option", { value: "bot", selected: s.kind === "bot" }, "Bot"));
+    const detail = s.kind === "human"
+      ? h("input", { type: "text", name: `name-${i}`, value: s.name, maxlength: "40",
+        "aria-label": `Seat ${i + 1}: name`, placeholder: "name",
+        oninput: (ev) => { s.name = ev.target.value; } })
+      : h("select", { name: `level-${i}`, "aria-label": `Seat ${i + 1}: bot level`,
+        onchange: (ev) => { s.level = ev.target.value; } },
+      ...LEVELS.map(([v, label]) => h("option", { value: v, selected: s.level === v }, label)));
+    const remove = h("button", { type: "button", class: "icon", disabled: seats.length <= 2,
+      "aria-label": `Remove seat ${i + 1}`, onclick: () => { seats.splice(i, 1); renderSeats(); } }, "✕");
+    return h("li", { class: "seat-line" }, h("span", { class: "seat-no", text: `Seat ${i + 1}` }),
+      kind, detail, remove);
+  }));
+  $("add-seat").disabled = seats.length >= 4;
+}
+
+function rulesFromForm() {
+  const form = $("create-form");
+  const rules = {};
+  let changed = false;
+  for (const key of Object.keys(DEFAULT_RULES)) {
+    const raw = form.elements[key].value.trim();
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw)) throw new Error(`Rules: ${key.replace("_", " ")} must be a whole number (default ${DEFAULT_RULES[key]}).`);
+    rules[key] = value;
+    if (value !== DEFAULT_RULES[key]) changed = true;
+  }
+  return changed ? rules : null;
+}
+
+async function create(ev) {
+  ev.preventDefault();
+  $("errors").replaceChildren();
+  const body = { seats: seats.map((s, i) => (s.kind === "human"
+    ? { kind: "human", name: s.name.trim() || NAMES[i] }
+    : { kind: "bot", level: s.level })) };
+  try {
+    const rules = rulesFromForm();
+    if (rules) body.rules = rules;
+  } catch (exc) {
+    showError(exc.message);
+    return;
+  }
+  const button = $("create");
+  button.disabled = true;
+  button.textContent = "Creating…";
+  try {
+    const made = await api("POST", "/api/tables", body);
+    const entry = {
+      id: made.table.id,
+      created_at: made.table.created_at,
+      seats: made.table.seats.map((s) => ({ seat: s.seat, name: s.name, kind: s.kind, level: s.level })),
+      links: made.seat_links.map((l) => ({ seat: l.seat, name: l.name, link: l.link })),
+      spectator_link: made.spectator_link,
+    };
+    rememberTable(entry);
+    showCreated(entry);
+    loadTables();
+    renderMine();
+  } catch (exc) {
+    showError(`Could not create the table: ${exc.message}`);
+  } finally {
+    button.disabled = false;
+    button.textContent = "Create the table";
+  }
+}
+
+function linkLine(label, link, open) {
+  const url = absolute(link);
+  const input = h("input", { type: "text", readonly: true, value: url, "aria-label": `${label}: link`,
+    class: "link-field", onfocus: (ev) => ev.target.select() });
+  const copy = h("button", { type: "button", "aria-label": `Copy the link of ${label}`,
+    onclick: async () => {
+      try {
+        await navigator.clipboard.writeText(url);
+        copy.textContent = "Copied";
+      } catch {
+        input.focus();
+        input.select();
+        copy.textContent = "Press Ctrl+C";
+      }
+      setTimeout(() => { copy.textContent = "Copy"; }, 2000);
+    } }, "Copy");
+  return h("li", { class: "link-line" }, h("b", { text: label }),
+    h("div", { class: "inline" }, input, copy,
+      h("a", { class: `button${open ? " primary" : ""}`, href: link, dataset: { seatLink: label } }, open ? "Take this seat" : "Open")));
+}
+
+function showCreated(entry) {
+  const box = $("created");
+  box.hidden = false;
+  box.replaceChildren(
+    h("h3", {}, "Table ", h("code", { text: entry.id }), " is ready"),
+    h("p", { class: "muted", text: "Send each person their own seat link (it holds a secret token: whoever has it plays that seat). It is shown only now, and kept in this browser under “Your tables”." }),
+    h("ul", { class: "links" },
+      ...entry.links.map((l, i) => linkLine(`Seat ${l.seat + 1} · ${l.name}`, l.link, i === 0)),
+      linkLine("Spectators", entry.spectator_link, false)));
+  box.querySelector("a.primary")?.focus();
+}
+
+// ------------------------------------------------------------------- lists
+function seatSummary(t) {
+  return t.seats.map((s) => (s.kind === "bot" ? `${s.name} (bot, ${s.level})`
+    : `${s.name}${t.status === "lobby" ? (s.joined ? " ✓" : " (open)") : ""}`)).join(" · ");
+}
+
+function rulesSummary(rules) {
+  if (!rules) return "";
+  const diff = Object.entries(DEFAULT_RULES).filter(([k, v]) => rules[k] !== undefined && rules[k] !== v);
+  return diff.length ? diff.map(([k]) => `${k.replace("_", " ")} ${rules[k]}`).join(", ") : "";
+}
+
+function tableItem(t, mine) {
+  const id = encodeURIComponent(t.id);
+  const actions = [h("a", { class: "button", href: `/watch/${id}` }, t.status === "finished" ? "Final table" : "Watch")];
+  if (t.status === "finished") {
+    actions.push(h("a", { class: "button", href: `/replay/${id}` }, "Replay"));
+    actions.push(h("a", { class: "button", href: `/api/tables/${id}/record`, download: `noreturn-${t.id}.json` }, "Record"));
+  }
+  if (mine && t.status !== "finished") {
+    for (const l of mine.links) actions.push(h("a", { class: "button primary", href: l.link }, `Play as ${l.name}`));
+  }
+  const result = t.result ? ` · scores ${t.result.scores.join(" / ")}` : "";
+  const rules = rulesSummary(t.rules);
+  return h("li", { class: "table-item", dataset: { id: t.id, status: t.status } },
+    h("div", { class: "table-line" },
+      h("code", { text: t.id }),
+      h("span", { class: `badge st-${t.status}`, text: t.status }),
+      h("span", { class: "muted", text: new Date(t.created_at).toLocaleString() })),
+    h("div", { class: "table-seats", text: seatSummary(t) + result }),
+    rules ? h("div", { class: "muted", text: `rules: ${rules}` }) : null,
+    h("div", { class: "inline wrap" }, ...actions));
+}
+
+let tablesCache = [];
+
+async function loadTables() {
+  try {
+    tablesCache = await api("GET", "/api/tables");
+  } catch (exc) {
+    $("tables").replaceChildren(h("li", { class: "muted", text: `Could not load the tables: ${exc.message}` }));
+    return;
+  }
+  const mine = new Map(myTables().map((t) => [t.id, t]));
+  const list = $("tables");
+  if (!tablesCache.length) {
+    list.replaceChildren(h("li", { class: "muted", text: "No tables yet: create one above." }));
+  } else {
+    list.replaceChildren(...tablesCache.map((t) => tableItem(t, mine.get(t.id))));
+  }
+  renderMine();
+}
+
+function renderMine() {
+  const mine = myTables();
+  $("mine-box").hidden = !mine.length;
+  const status = new Map(tablesCache.map((t) => [t.id, t.status]));
+  $("mine").replaceChildren(...mine.map((m) => h("li", { class: "table-item" },
+    h("div", { class: "table-line" }, h("code", { text: m.id }),
+      status.has(m.id) ? h("span", { class: `badge st-${status.get(m.id)}`, text: status.get(m.id) }) : null),
+    h("details", {}, h("summary", { text: "Seat links" }),
+      h("ul", { class: "links" }, ...m.links.map((l) => linkLine(`Seat ${l.seat + 1} · ${l.name}`, l.link, false)),
+        linkLine("Spectators", m.spectator_link, false))),
+    h("div", { class: "inline wrap" },
+      ...(status.get(m.id) === "finished" ? [] : m.links.map((l) => h("a", { class: "button primary", href: l.link }, `Play as ${l.name}`))),
+      h("button", { type: "button", onclick: () => { forgetTable(m.id); renderMine(); } }, "Forget")))));
+}
+
+function openLink(ev) {
+  ev.preventDefault();
+  const raw = $("link-input").value.trim();
+  try {
+    const url = new URL(raw, location.origin);
+    if (!/^\/(play|watch|replay)\/[^/]+$/.test(url.pathname)) throw new Error("not a table link");
+    location.href = url.pathname + url.hash;
+  } catch {
+    showError("That is not a table link: it looks like …/play/ID#token=… or …/watch/ID.");
+  }
+}
+
+$("add-seat").addEventListener("click", () => {
+  if (seats.length < 4) seats.push({ kind: "bot", name: "", level: "medium" });
+  renderSeats();
+});
+$("create-form").addEventListener("submit", create);
+$("refresh").addEventListener("click", loadTables);
+$("link-form").addEventListener("submit", openLink);
+renderSeats();
+renderMine();
+loadTables();
+setInterval(() => {
+  if (document.visibilityState === "visible") loadTables();
+}, 5000);

@@ -1,0 +1,99 @@
+// The replay page: steps through a finished game (GET /api/tables/{id}/replay).
+
+import { api } from "./api.js";
+import { playerPanel, scoresTable, stageText } from "./board.js";
+import { h, richText } from "./tiles.js";
+
+const $ = (id) => document.getElementById(id);
+const tableId = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
+let data = null;
+let step = 0;
+let timer = null;
+
+function showError(text, link) {
+  $("errors").replaceChildren(h("div", { class: "error" }, h("span", { class: "error-text", text }),
+    link ? h("a", { class: "button", href: link.href, text: link.text }) : null));
+}
+
+function show(i) {
+  if (!data || !data.steps.length) return;
+  step = Math.max(0, Math.min(data.steps.length - 1, i));
+  const s = data.steps[step];
+  const v = s.view;
+  const names = data.names;
+  $("slider").value = String(step);
+  $("step-no").textContent = String(step + 1);
+  $("step-log").replaceChildren(richText(s.log || ""));
+  $("info").replaceChildren(h("b", { text: stageText(v, names) }), ` · turn ${v.turns}`);
+  $("players").replaceChildren(...v.players.map((_, seat) => playerPanel(v, seat, names)));
+  $("bag").textContent = String(v.bag_count);
+  $("scores").replaceChildren(scoresTable(v, names, null));
+  const log = $("log");
+  [...log.children].forEach((li, k) => {
+    li.classList.toggle("current", k === step);
+    li.classList.toggle("future", k > step);
+    if (k === step) li.setAttribute("aria-current", "step");
+    else li.removeAttribute("aria-current");
+  });
+  log.children[step]?.scrollIntoView({ block: "nearest" });
+  $("prev").disabled = $("first").disabled = step === 0;
+  $("next").disabled = $("last").disabled = step === data.steps.length - 1;
+  document.body.dataset.step = String(step);
+}
+
+function togglePlay() {
+  if (timer) {
+    clearInterval(timer);
+    timer = null;
+    $("play").textContent = "▶ Play";
+    return;
+  }
+  if (step >= data.steps.length - 1) show(0);
+  $("play").textContent = "⏸ Pause";
+  timer = setInterval(() => {
+    if (step >= data.steps.length - 1) togglePlay();
+    else show(step + 1);
+  }, 900);
+}
+
+async function start() {
+  $("table-id").textContent = tableId;
+  const id = encodeURIComponent(tableId);
+  $("record").href = `/api/tables/${id}/record`;
+  $("record").setAttribute("download", `noreturn-${tableId}.json`);
+  try {
+    data = await api("GET", `/api/tables/${id}/replay`);
+  } catch (exc) {
+    $("record").hidden = true;
+    if (exc.status === 409) {
+      showError(`This game is not finished yet, so it cannot be replayed (${exc.message}).`,
+        { href: `/watch/${id}`, text: "Watch it live" });
+    } else if (exc.status === 404) {
+      showError(`There is no table "${tableId}".`);
+    } else {
+      showError(exc.message);
+    }
+    return;
+  }
+  $("slider").max = String(Math.max(0, data.steps.length - 1));
+  $("step-count").textContent = String(data.steps.length);
+  $("log").replaceChildren(...data.steps.map((s, k) => h("li", {},
+    h("button", { type: "button", class: "linklike", onclick: () => show(k) }, richText(s.log || `step ${k + 1}`)))));
+  $("first").addEventListener("click", () => show(0));
+  $("prev").addEventListener("click", () => show(step - 1));
+  $("next").addEventListener("click", () => show(step + 1));
+  $("last").addEventListener("click", () => show(data.steps.length - 1));
+  $("play").addEventListener("click", togglePlay);
+  $("slider").addEventListener("input", (ev) => show(Number(ev.target.value)));
+  document.addEventListener("keydown", (ev) => {
+    if (ev.target === $("slider")) return; // the slider has its own keys
+    const keys = { ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: data.steps.length - 1 };
+    if (ev.key in keys) {
+      ev.preventDefault();
+      show(keys[ev.key]);
+    }
+  });
+  show(0);
+}
+
+start();

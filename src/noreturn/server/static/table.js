@@ -1,0 +1,695 @@
+// The game table: one seat's view (or the public view for a spectator) over a WebSocket.
+//
+// The server is the only judge. This page never decides whether a move is legal: it builds
+// the text of the move the selection means, enables its button when that text is in the
+// state's `legal` list, and otherwise asks the server (`check`) why not and shows the reason.
+
+import { api } from "./api.js";
+import {
+  countUnseen, phaseText, playerPanel, rowsEl, scoresTable, stageText, trackerEl,
+} from "./board.js";
+import {
+  actionText, canonicalAction, colour, h, handOrder, richText, tileEl, tilesIn, valueSum,
+} from "./tiles.js";
+
+const $ = (id) => document.getElementById(id);
+const parts = location.pathname.split("/").filter(Boolean);
+const mode = parts[0] === "play" ? "play" : "watch";
+const tableId = decodeURIComponent(parts[1] || "");
+const token = new URLSearchParams(location.hash.slice(1)).get("token");
+
+const S = {
+  seat: null, // our seat number, null for a spectator
+  table: null, // the Table of the lobby API
+  st: null, // the last `state` message
+  version: null,
+  selected: new Set(), // positions in the shown hand
+  target: null, // {row: "R", count: 2}: the row tail a SCORE aims at
+  checks: new Map(), // canonical action text -> {legal, reason} for this version
+  asked: new Set(), // actions whose check is on its way
+  hint: null, // {action, reason}
+  hintPending: false,
+  pending: false, // an action is on its way
+  logShown: 0,
+  endShown: false,
+  joinNameSet: false,
+};
+
+// ------------------------------------------------------------------ connection
+let ws = null;
+let attempt = 0;
+let retryTimer = null;
+let pingTimer = null;
+let fatal = false;
+
+function wsUrl() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  return `${scheme}://${location.host}/ws/tables/${encodeURIComponent(tableId)}`;
+}
+
+function setConn(kind, text) {
+  const el = $("conn");
+  el.className = `conn conn-${kind}`;
+  el.textContent = text;
+  $("reconnect").hidden = kind !== "retry" && kind !== "off";
+  document.body.dataset.conn = kind;
+}
+
+function connect() {
+  clearTimeout(retryTimer);
+  if (fatal) return;
+  setConn("connecting", attempt ? `reconnecting (attempt ${attempt})…` : "connecting…");
+  const sock = new WebSocket(wsUrl());
+  ws = sock;
+  sock.onopen = () => {
+    sock.send(JSON.stringify(token && mode === "play" ? { type: "hello", token } : { type: "hello" }));
+  };
+  sock.onmessage = (ev) => {
+    if (sock !== ws) return;
+    let msg;
+    try {
+      msg = JSON.parse(ev.data);
+    } catch {
+      showError("The server sent a message this page cannot read.");
+      return;
+    }
+    onMessage(msg);
+  };
+  sock.onclose = (ev) => {
+    if (sock !== ws) return;
+    ws = null;
+    clearInterval(pingTimer);
+    S.pending = false;
+    S.hintPending = false;
+    S.asked.clear();
+    if (ev.code === 4403 || ev.code === 4404 || ev.code === 4400) {
+      fatal = true;
+      setConn("off", "disconnected");
+      showError(ev.code === 4404
+        ? `There is no table "${tableId}". Check the link, or create a table in the lobby.`
+        : ev.code === 4400 ? `The server refused the connection (${ev.reason || "malformed hello"}).`
+        : "This seat link is not valid: its token is wrong or missing. Ask for the link again, or watch as a spectator.",
+        null, ev.code === 4403 ? { href: `/watch/${encodeURIComponent(tableId)}`, text: "Watch instead" } : null);
+      renderAll();
+      return;
+    }
+    attempt += 1;
+    const delay = Math.min(8000, 500 * 2 ** Math.min(attempt - 1, 4));
+    setConn("retry", `connection lost · reconnecting in ${Math.max(1, Math.round(delay / 1000))} s`);
+    retryTimer = setTimeout(connect, delay);
+    renderAll();
+  };
+}
+
+/** Drop the socket (if any) and connect again at once. */
+function reopen() {
+  fatal = false;
+  attempt = 0;
+  const old = ws;
+  ws = null;
+  if (old) old.close();
+  connect();
+}
+
+function sendMsg(msg) {
+  if (!ws || ws.readyState !== WebSocket.OPEN) {
+    showError("Not connected right now: wait for the reconnection (see the status at the top).");
+    return false;
+  }
+  ws.send(JSON.stringify(msg));
+  return true;
+}
+
+// -------------------------------------------------------------------- messages
+function onMessage(msg) {
+  switch (msg.type) {
+    case "welcome":
+      attempt = 0;
+      S.seat = msg.seat ?? null;
+      S.table = msg.table ?? S.table;
+      setConn("on", "connected");
+      clearInterval(pingTimer);
+      pingTimer = setInterval(() => sendMsg({ type: "ping" }), 20000);
+      renderRole();
+      break;
+    case "state": {
+      if (msg.version !== S.version) {
+        S.selected.clear();
+        S.target = null;
+        S.checks.clear();
+        S.asked.clear();
+        S.hint = null;
+        S.hintPending = false;
+      }
+      S.version = msg.version;
+      S.st = msg;
+      S.pending = false;
+      if (msg.table) S.table = msg.table;
+      else if (S.table && msg.status && S.table.status !== msg.status) S.table.status = msg.status;
+      renderAll();
+      break;
+    }
+    case "check":
+      S.checks.set(canonicalAction(msg.action), { legal: msg.legal, reason: msg.reason });
+      S.asked.delete(canonicalAction(msg.action));
+      renderActions();
+      break;
+    case "hint":
+      S.hint = { action: msg.action, reason: msg.reason };
+      S.hintPending = false;
+      renderActions();
+      break;
+    case "error":
+      S.pending = false;
+      S.hintPending = false;
+      showError(msg.message || "The server refused that.", msg.code);
+      if (msg.code === "bad_token") fatal = true;
+      renderActions();
+      break;
+    case "pong":
+      break;
+    default:
+      break;
+  }
+}
+
+// ---------------------------------------------------------------------- errors
+function showError(text, code = null, link = null) {
+  const box = $("errors");
+  const item = h("div", { class: "error", dataset: { code: code || "" } },
+    h("span", { class: "error-text" }, code ? h("b", { text: `${code}: ` }) : null, text),
+    link ? h("a", { class: "button", href: link.href, text: link.text }) : null,
+    h("button", { type: "button", class: "dismiss", "aria-label": "Dismiss this message",
+      onclick: () => item.remove() }, "×"));
+  box.replaceChildren(item);
+}
+
+function clearErrors() {
+  $("errors").replaceChildren();
+}
+
+// ----------------------------------------------------------------------- state
+function view() {
+  return S.st && S.st.view;
+}
+
+function names() {
+  return (S.st && S.st.names) || (S.table ? S.table.seats.map((s) => s.name) : []);
+}
+
+function myTurn() {
+  const st = S.st;
+  return Boolean(st && st.view && st.status === "playing" && S.seat !== null
+    && st.view.stage !== "over" && st.view.to_move === S.seat && st.legal.length > 0);
+}
+
+function shownHand() {
+  const v = view();
+  return v && v.hand ? handOrder(v.hand) : [];
+}
+
+function selectedCodes() {
+  const hand = shownHand();
+  return [...S.selected].sort((a, b) => a - b).map((i) => hand[i]).filter(Boolean);
+}
+
+/** Keep keyboard focus on "the same" control across a re-render. */
+function keepFocus(fn) {
+  const key = document.activeElement && document.activeElement.dataset
+    ? document.activeElement.dataset.fkey : undefined;
+  fn();
+  if (key) {
+    const el = document.querySelector(`[data-fkey="${CSS.escape(key)}"]`);
+    if (el && !el.disabled) el.focus();
+  }
+}
+
+// ---------------------------------------------------------------------- render
+function renderRole() {
+  const role = $("role");
+  if (S.seat === null) {
+    role.textContent = "spectator";
+    role.className = "badge spectator";
+  } else {
+    role.textContent = `seat ${S.seat + 1}${names()[S.seat] ? ` · ${names()[S.seat]}` : ""}`;
+    role.className = "badge seat";
+  }
+}
+
+function renderAll() {
+  const st = S.st;
+  document.body.dataset.status = st ? st.status : "connecting";
+  document.body.dataset.version = S.version ?? "";
+  renderRole();
+  const inLobby = !st || st.status === "lobby" || !st.view;
+  $("lobby").hidden = !inLobby || !S.table;
+  $("game").hidden = inLobby;
+  if (inLobby) {
+    renderLobby();
+    renderFlags();
+    return;
+  }
+  keepFocus(() => {
+    renderBoard();
+    renderMine();
+    renderActions();
+  });
+  renderSide();
+  renderEnd();
+}
+
+function renderFlags() {
+  document.body.dataset.myTurn = myTurn() ? "1" : "0";
+  document.body.dataset.pending = S.pending ? "1" : "0";
+}
+
+function renderLobby() {
+  const t = S.table;
+  if (!t) return;
+  $("lobby-seats").replaceChildren(...t.seats.map((s) => h("li", { class: s.joined ? "joined" : "" },
+    h("b", { text: `Seat ${s.seat + 1}: ` }),
+    s.kind === "bot" ? `${s.name} · bot (${s.level})` : s.name,
+    s.kind === "human" ? h("span", { class: `badge ${s.joined ? "ok" : "wait"}`,
+      text: s.joined ? "joined" : "not joined yet" }) : null,
+    s.seat === S.seat ? h("span", { class: "badge seat", text: "you" }) : null)));
+  const mine = S.seat !== null;
+  $("lobby-mine").hidden = !mine;
+  $("lobby-spectator").hidden = mine;
+  if (mine) {
+    const seat = t.seats[S.seat];
+    if (!S.joinNameSet && seat) {
+      $("join-name").value = seat.name;
+      S.joinNameSet = true;
+    }
+    $("join").textContent = seat && seat.joined ? "Change name" : "Join";
+  }
+}
+
+function renderBoard() {
+  const v = view();
+  const n = names();
+  $("info").replaceChildren(h("b", { text: stageText(v, n) }), ` · turn ${v.turns}`);
+  const order = [];
+  for (let k = 0; k < v.players.length; k++) {
+    const seat = S.seat === null ? k : (S.seat + 1 + k) % v.players.length;
+    if (seat !== S.seat) order.push(seat);
+  }
+  $("others").replaceChildren(...order.map((seat) => playerPanel(v, seat, n)));
+  $("others").setAttribute("aria-label", S.seat === null ? "Players" : "Other players");
+}
+
+function renderMine() {
+  const v = view();
+  const mine = $("mine");
+  mine.hidden = S.seat === null;
+  if (S.seat === null) return;
+  const me = v.players[S.seat];
+  const moving = v.stage !== "over" && v.to_move === S.seat;
+  $("mine-title").textContent = `${names()[S.seat] ?? "You"} (you)`;
+  $("my-badges").replaceChildren(...[
+    moving ? h("span", { class: "badge moving-badge", text: "▶ your turn" }) : null,
+    h("span", { class: `badge phase phase${me.phase}`, text: phaseText(me.phase) }),
+    h("span", { class: "badge", text: `score ${me.score}` }),
+  ].filter(Boolean));
+  mine.classList.toggle("moving", moving);
+  const scoring = me.phase === 2 && v.stage === "play";
+  $("rows-help").textContent = scoring
+    ? "To score, tap a tile of one of your rows: it and every tile after it (the lowest) go to your pile."
+    : "";
+  $("my-rows").replaceChildren(rowsEl(v, S.seat, {
+    showEmpty: true,
+    sums: true,
+    target: S.target,
+    onTile: scoring ? aimAt : null,
+  }));
+  const pile = me.pile.length
+    ? h("p", { class: "muted" }, `Your pile: ${me.pile.length} tiles = ${valueSum(me.pile)}`) : null;
+  if (pile) $("my-rows").append(pile);
+  const hand = shownHand();
+  $("hand").replaceChildren(...hand.map((code, i) => tileEl(code, {
+    selected: S.selected.has(i),
+    onClick: () => toggle(i),
+    fkey: `hand-${i}`,
+  })));
+  if (!hand.length) $("hand").append(h("p", { class: "muted", text: "no tiles in your hand" }));
+}
+
+function toggle(i) {
+  if (S.selected.has(i)) S.selected.delete(i);
+  else S.selected.add(i);
+  keepFocus(() => {
+    renderMine();
+    renderActions();
+  });
+}
+
+function aimAt(letter, index) {
+  const row = view().players[S.seat].rows[letter];
+  const count = row.length - index;
+  if (S.target && S.target.row === letter && S.target.count === count) S.target = null;
+  else S.target = { row: letter, count };
+  keepFocus(() => {
+    renderMine();
+    renderActions();
+  });
+}
+
+/** The moves the selection could mean, each {text|null, label, tiles, reason?, kind}. */
+function candidates() {
+  const v = view();
+  const me = v.players[S.seat];
+  const sel = selectedCodes();
+  const legal = S.st.legal.map(canonicalAction);
+  const list = [];
+  if (v.stage === "mulligan") {
+    list.push({ kind: "keep", text: "mulligan", label: "Keep my whole hand" });
+    list.push(sel.length
+      ? { kind: "mulligan", text: actionText("mulligan", sel), label: `Set aside and draw ${sel.length}:`, tiles: sel }
+      : { kind: "mulligan", text: null, label: "Set aside tiles", reason: "select the tiles to set aside, or keep your hand" });
+  } else if (me.phase === 1) {
+    list.push(sel.length
+      ? { kind: "place", text: actionText("place", sel), label: "Place", tiles: sel }
+      : { kind: "place", text: null, label: "Place", reason: "select tiles of one colour to place them in a row" });
+    list.push(exchangeCandidate(sel));
+  } else {
+    const t = S.target;
+    if (!t) {
+      list.push({ kind: "score", text: null, label: "Score", reason: "tap a tile of one of your rows to aim a score at it" });
+    } else {
+      const row = me.rows[t.row];
+      const tail = row.slice(row.length - t.count);
+      const base = `score ${t.row} x${t.count} pay`;
+      const aim = `Score the last ${t.count} of your ${colour(t.row).name} row (${valueSum(tail)})`;
+      list.push(sel.length
+        ? { kind: "score", text: canonicalAction(`${base} ${sel.join(" ")}`), label: `${aim}, paying`, tiles: sel }
+        : { kind: "score", text: null, label: aim,
+          reason: `select hand tiles to pay at least ${valueSum(tail)}, or take a payment below` });
+      const mineText = sel.length ? canonicalAction(`${base} ${sel.join(" ")}`) : null;
+      const pays = legal.filter((a) => a.startsWith(`${base} `) && a !== mineText)
+        .map((a) => ({ a, pay: tilesIn(a) }))
+        .sort((x, y) => valueSum(x.pay) - valueSum(y.pay) || x.pay.length - y.pay.length)
+        .slice(0, 4);
+      for (const p of pays) {
+        list.push({ kind: "pay", text: p.a, label: `${aim}, paying ${valueSum(p.pay)}:`, tiles: p.pay });
+      }
+      if (!pays.length && !sel.length) {
+        list[list.length - 1].reason = `no payment in one colour reaches ${valueSum(tail)}: aim at fewer tiles or exchange`;
+      }
+    }
+    list.push(exchangeCandidate(sel));
+  }
+  if (legal.includes("pass")) list.push({ kind: "pass", text: "pass", label: "Pass (you have no other move)" });
+  return list;
+}
+
+function exchangeCandidate(sel) {
+  return sel.length
+    ? { kind: "exchange", text: actionText("exchange", sel), label: "Exchange", tiles: sel }
+    : { kind: "exchange", text: null, label: "Exchange", reason: "select 1 or more tiles to exchange" };
+}
+
+function renderActions() {
+  renderFlags();
+  const v = view();
+  if (!v || S.seat === null) return;
+  const over = v.stage === "over" || S.st.status === "finished";
+  const turn = myTurn();
+  const n = names();
+  $("actions").hidden = over;
+  if (over) return;
+  $("turn-note").replaceChildren(turn
+    ? h("b", { text: v.stage === "mulligan" ? "Your mulligan: keep your hand or set tiles aside." : "Your turn." })
+    : `Waiting for ${n[v.to_move] ?? "the next player"}…`);
+  if (S.pending) $("turn-note").append(" Sending…");
+  const legal = new Set(S.st.legal.map(canonicalAction));
+  const moves = candidates();
+  const box = $("moves");
+  keepFocus(() => {
+    box.replaceChildren(...moves.map((m, i) => moveEl(m, i, legal, turn)));
+  });
+  const sel = selectedCodes();
+  $("feedback").replaceChildren(sel.length
+    ? h("span", {}, `Selected ${sel.length}: `, richText(sel.join(" ")), ` (sum ${valueSum(sel)})`)
+    : h("span", { class: "muted", text: turn ? "Tap tiles in your hand to select them." : "" }));
+  $("declare").hidden = !legal.has("declare");
+  $("declare").disabled = !turn || S.pending;
+  $("hint").disabled = !turn || S.hintPending;
+  $("hint").textContent = S.hintPending ? "Thinking…" : "Hint";
+  $("clear").disabled = !S.selected.size && !S.target;
+  renderHint(turn);
+  askChecks(moves, legal, turn);
+}
+
+function moveEl(m, i, legal, turn) {
+  const canonical = m.text ? canonicalAction(m.text) : null;
+  const answer = canonical ? S.checks.get(canonical) : undefined;
+  const ok = Boolean(canonical && (legal.has(canonical) || (turn && answer && answer.legal)));
+  let reason = m.reason || null;
+  if (canonical && !ok) {
+    if (!turn) reason = "not your turn";
+    else reason = answer ? (answer.reason || "not allowed now") : "checking…";
+  }
+  const why = `why-${i}`;
+  const btn = h("button", {
+    type: "button",
+    class: `move-btn${ok ? " ok" : ""}${m.kind === "pay" ? " pay" : ""}`,
+    disabled: !ok || !turn || S.pending,
+    "aria-describedby": reason ? why : null,
+    dataset: { action: canonical || "", kind: m.kind, fkey: `move-${m.kind}-${canonical || i}` },
+    onclick: () => play(canonical),
+  }, m.label, m.tiles ? " " : "", m.tiles ? richText(m.tiles.join(" ")) : "");
+  return h("div", { class: `move${ok ? " legal" : " illegal"}` }, btn,
+    reason ? h("span", { id: why, class: "why", text: `${ok ? "" : "✗ "}${reason}` }) : h("span", { class: "why ok-why", text: "✓ legal" }));
+}
+
+function askChecks(moves, legal, turn) {
+  if (!turn) return;
+  for (const m of moves) {
+    if (!m.text) continue;
+    const c = canonicalAction(m.text);
+    if (legal.has(c) || S.checks.has(c) || S.asked.has(c)) continue;
+    if (sendMsg({ type: "check", action: c })) S.asked.add(c);
+  }
+}
+
+function renderHint(turn) {
+  const box = $("hint-box");
+  if (!S.hint || !turn) {
+    box.hidden = true;
+    box.replaceChildren();
+    delete box.dataset.action;
+    return;
+  }
+  box.hidden = false;
+  box.dataset.action = canonicalAction(S.hint.action);
+  box.replaceChildren(
+    h("p", {}, h("b", { text: "Suggestion: " }), richText(S.hint.action),
+      S.hint.reason ? h("span", { class: "muted" }, ` — ${S.hint.reason}`) : null),
+    h("div", { class: "inline" },
+      h("button", { type: "button", id: "hint-select", dataset: { fkey: "hint-select" }, onclick: selectHint },
+        "Select it"),
+      h("button", { type: "button", id: "hint-play", class: "primary", dataset: { fkey: "hint-play" },
+        disabled: S.pending, onclick: () => play(canonicalAction(S.hint.action)) }, "Play it")));
+}
+
+/** Select the hinted move's tiles (and aim at its row tail for a score). */
+function selectHint() {
+  if (!S.hint) return;
+  const words = S.hint.action.trim().split(/\s+/);
+  const hand = shownHand();
+  S.selected.clear();
+  for (const code of tilesIn(S.hint.action)) {
+    const i = hand.findIndex((c, k) => c === code && !S.selected.has(k));
+    if (i >= 0) S.selected.add(i);
+  }
+  if (words[0] === "score") S.target = { row: words[1], count: Number(words[2].slice(1)) };
+  keepFocus(() => {
+    renderMine();
+    renderActions();
+  });
+}
+
+async function play(text) {
+  if (!text || S.pending) return;
+  if (text === "declare") {
+    const ok = await confirmBox("Declare phase 2?",
+      "There is no return: from now on you can only score and exchange, never place again. You then take a phase-2 action in this same turn.",
+      "Declare");
+    if (!ok) return;
+  }
+  clearErrors();
+  if (sendMsg({ type: "action", action: text, version: S.version })) {
+    S.pending = true;
+    renderActions();
+  }
+}
+
+function renderSide() {
+  const v = view();
+  $("bag").textContent = String(v.bag_count);
+  $("turns").textContent = `· turn ${v.turns}${v.ending ? " · last round" : ""}`;
+  $("scores").replaceChildren(scoresTable(v, names(), S.seat));
+  const lines = S.st.log || [];
+  const log = $("log");
+  if (lines.length < S.logShown) {
+    log.replaceChildren();
+    S.logShown = 0;
+  }
+  for (const line of lines.slice(S.logShown)) log.append(h("li", {}, richText(line)));
+  S.logShown = lines.length;
+  log.scrollTop = log.scrollHeight;
+  const unseen = S.st.unseen && typeof S.st.unseen === "object" ? S.st.unseen : countUnseen(v);
+  $("tracker").replaceChildren(trackerEl(v, unseen));
+  $("leave").hidden = S.seat === null || S.st.status !== "playing";
+}
+
+function renderEnd() {
+  const st = S.st;
+  const end = $("end");
+  const over = st.status === "finished" || st.view.stage === "over";
+  end.hidden = !over;
+  if (!over) return;
+  const result = st.result;
+  const n = names();
+  if (result) {
+    const winners = result.ranks.map((r, i) => (r === 1 ? n[i] : null)).filter(Boolean);
+    let text = winners.length === 1 ? `${winners[0]} wins!` : `${winners.join(" and ")} share first place!`;
+    if (S.seat !== null && result.ranks[S.seat] === 1) text = winners.length === 1 ? "You win!" : `You share first place (${winners.join(", ")}).`;
+    $("end-winner").textContent = text;
+    $("end-lines").replaceChildren(...result.lines.map((line) => h("li", { text: line })));
+  } else {
+    $("end-winner").textContent = "The game is over.";
+  }
+  $("end-record").href = `/api/tables/${encodeURIComponent(tableId)}/record`;
+  $("end-record").setAttribute("download", `noreturn-${tableId}.json`);
+  $("end-replay").href = `/replay/${encodeURIComponent(tableId)}`;
+  if (!S.endShown) {
+    S.endShown = true;
+    end.focus();
+    end.scrollIntoView({ block: "start" });
+  }
+}
+
+// --------------------------------------------------------------------- dialogs
+function confirmBox(title, text, okLabel) {
+  const dlg = $("confirm");
+  $("confirm-title").textContent = title;
+  $("confirm-text").textContent = text;
+  $("confirm-ok").textContent = okLabel;
+  return new Promise((resolve) => {
+    dlg.addEventListener("close", () => resolve(dlg.returnValue === "ok"), { once: true });
+    dlg.returnValue = "cancel";
+    dlg.showModal();
+    $("confirm-cancel").focus();
+  });
+}
+
+// ------------------------------------------------------------------ lobby calls
+async function lobbyCall(what, body) {
+  try {
+    S.table = await api("POST", `/api/tables/${encodeURIComponent(tableId)}/${what}`, body);
+    clearErrors();
+    renderLobby();
+    return true;
+  } catch (exc) {
+    showError(exc.message);
+    return false;
+  }
+}
+
+let lobbyTimer = null;
+async function pollLobby() {
+  if (S.st && S.st.status !== "lobby") {
+    clearInterval(lobbyTimer); // the game is on: states come over the socket
+    return;
+  }
+  try {
+    const t = await api("GET", `/api/tables/${encodeURIComponent(tableId)}`);
+    S.table = t;
+    renderLobby();
+    if (t.status !== "lobby" && (!S.st || S.st.status === "lobby") && ws) reopen();
+  } catch {
+    /* the socket's status line tells about connection trouble */
+  }
+}
+
+// ------------------------------------------------------------------------ wire
+function wire() {
+  $("table-id").textContent = tableId;
+  document.title = `No Return · ${tableId}`;
+  $("reconnect").addEventListener("click", reopen);
+  $("clear").addEventListener("click", () => {
+    S.selected.clear();
+    S.target = null;
+    renderMine();
+    renderActions();
+  });
+  $("hint").addEventListener("click", () => {
+    if (!myTurn()) return;
+    if (sendMsg({ type: "hint" })) {
+      S.hintPending = true;
+      renderActions();
+    }
+  });
+  $("declare").addEventListener("click", () => play("declare"));
+  $("join").addEventListener("click", () => {
+    const name = $("join-name").value.trim();
+    lobbyCall("join", name ? { token, name } : { token });
+  });
+  $("start").addEventListener("click", async () => {
+    if (await lobbyCall("start", { token })) setTimeout(() => {
+      if (!S.st || S.st.status === "lobby") reopen();
+    }, 1500);
+  });
+  $("leave-lobby").addEventListener("click", () => lobbyCall("leave", { token }));
+  $("leave").addEventListener("click", async () => {
+    const ok = await confirmBox("Leave the table?",
+      "A bot takes over your seat for the rest of the game. You can keep watching.", "Leave");
+    if (ok && await lobbyCall("leave", { token })) location.href = `/watch/${encodeURIComponent(tableId)}`;
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement) return;
+    if (ev.key === "Escape" && (S.selected.size || S.target)) {
+      S.selected.clear();
+      S.target = null;
+      keepFocus(() => {
+        renderMine();
+        renderActions();
+      });
+    }
+  });
+  window.addEventListener("online", () => {
+    if (!ws) reopen();
+  });
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && !ws && !fatal) reopen();
+  });
+  // For tests and curious players: drop the connection to see the page reconnect by itself.
+  window.noreturn = { drop: () => ws && ws.close(), state: () => S.st };
+}
+
+async function start() {
+  wire();
+  if (!tableId) {
+    showError("This address names no table: open a seat link or a spectator link from the lobby.");
+    return;
+  }
+  if (mode === "play" && !token) {
+    showError("This seat link has no token (the part after #token=). Ask for the full link again; meanwhile you watch as a spectator.");
+  }
+  try {
+    S.table = await api("GET", `/api/tables/${encodeURIComponent(tableId)}`);
+  } catch (exc) {
+    if (exc.status === 404) {
+      showError(`There is no table "${tableId}". Check the link, or create a table in the lobby.`);
+      setConn("off", "no such table");
+      return;
+    }
+  }
+  if (window.matchMedia("(min-width: 960px)").matches) $("tracker-box").open = true;
+  renderAll();
+  lobbyTimer = setInterval(pollLobby, 2500);
+  connect();
+}
+
+start();

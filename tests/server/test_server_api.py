@@ -1,0 +1,209 @@
+"""The HTTP API: lobby, seats and tokens, errors, records, the OpenAPI schema, the pages."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+from srvkit import connect, create, start
+
+from noreturn.server import create_app
+from noreturn.server.db import TableRow
+
+SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"},
+         {"kind": "bot", "level": "easy"}]
+SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
+
+
+@pytest.fixture
+def client(db_url: str) -> Any:
+    with TestClient(create_app(db_url)) as client:
+        yield client
+
+
+def secrets_of(client: TestClient, table_id: str, tokens: dict[int, str]) -> list[str]:
+    """Everything that must never be shown: tokens, their digests, the seed."""
+    service = client.app.state.service  # type: ignore[attr-defined]
+    with service.sessions() as session:
+        seed = session.scalar(select(TableRow.seed).where(TableRow.id == table_id))
+    digests = [hashlib.sha256(t.encode()).hexdigest() for t in tokens.values()]
+    return [*tokens.values(), *digests, seed]
+
+
+def test_create_answers_links_once_and_the_lobby_shows_public_data_only(
+        client: TestClient) -> None:
+    answer = client.post("/api/tables", json={"seats": SEATS})
+    assert answer.status_code == 201
+    data = answer.json()
+    table_id = data["table"]["id"]
+    assert len(table_id) >= 12
+    links = data["seat_links"]
+    assert [link["seat"] for link in links] == [0, 1]
+    for link in links:
+        assert len(link["token"]) >= 32
+        assert link["link"] == f"/play/{table_id}#token={link['token']}"
+    assert data["spectator_link"] == f"/watch/{table_id}"
+    assert data["table"] == {
+        "id": table_id, "status": "lobby", "created_at": data["table"]["created_at"],
+        "rules": {"players": 3, "colors": 6, "max_value": 11, "copies": 2, "hand_size": 8,
+                  "exchange_limit": 4},
+        "seats": [
+            {"seat": 0, "kind": "human", "name": "Ada", "level": None, "joined": False},
+            {"seat": 1, "kind": "human", "name": "Bo", "level": None, "joined": False},
+            {"seat": 2, "kind": "bot", "name": "Bea", "level": "easy", "joined": True},
+        ],
+        "version": 0, "result": None,
+    }
+    tokens = {link["seat"]: link["token"] for link in links}
+    hidden = secrets_of(client, table_id, tokens)
+    second, _ = create(client, SEATS, SMALL)
+    lobby = client.get("/api/tables")
+    assert lobby.status_code == 200
+    assert [t["id"] for t in lobby.json()][:2] == [second, table_id]  # newest first
+    start(client, table_id, tokens)
+    texts = [client.get("/api/tables").text, client.get(f"/api/tables/{table_id}").text,
+             client.get("/api/tables?status=playing").text]
+    with connect(client, table_id, None, None) as watcher:
+        texts += [str(m) for m in watcher.messages]
+    with connect(client, table_id, 0, tokens[0]) as ada:
+        texts += [str(m) for m in ada.messages]
+    for text in texts:
+        for secret in hidden:
+            assert secret not in text
+    assert [t["id"] for t in client.get("/api/tables?status=playing").json()] == [table_id]
+    assert [t["id"] for t in client.get("/api/tables?limit=1").json()] == [second]
+    assert client.get("/api/tables/nope").status_code == 404
+
+
+@pytest.mark.parametrize(("body", "status", "words"), [
+    ({"seats": [{"kind": "human"}]}, 422, "at least 2"),
+    ({"seats": [{"kind": "human"}] * 5}, 422, "at most 4"),
+    ({"seats": [{"kind": "human"}, {"kind": "robot"}]}, 422, "human"),
+    ({"seats": [{"kind": "human"}, {"kind": "bot"}], "colour": 3}, 422, "extra"),
+    ({"seats": [{"kind": "human"}, {"kind": "bot", "level": "external:rm -rf /"}]}, 400,
+     "no bot level 'external'"),
+    ({"seats": [{"kind": "human"}, {"kind": "bot", "level": "ismcts:time=60"}]}, 400,
+     "at most time=5"),
+    ({"seats": [{"kind": "human"}, {"kind": "bot", "level": "genius"}]}, 400, "choose one of"),
+    ({"seats": [{"kind": "human", "level": "hard"}, {"kind": "bot"}]}, 400, "for bots"),
+    ({"seats": [{"kind": "human", "name": "Al"}, {"kind": "human", "name": " Al "}]}, 400,
+     "different name"),
+    ({"seats": [{"kind": "human", "name": "A\u0007l"}, {"kind": "bot"}]}, 400, "control"),
+    ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"colors": 9}}, 400, "colors"),
+    ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"players": 3}}, 400, "seats"),
+    ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"speed": 3}}, 400, "speed"),
+])
+def test_bad_tables_are_refused_with_a_reason(client: TestClient, body: dict[str, Any],
+                                              status: int, words: str) -> None:
+    before = client.get("/api/tables").json()
+    answer = client.post("/api/tables", json=body)
+    assert answer.status_code == status, answer.text
+    assert words in answer.text
+    assert client.get("/api/tables").json() == before
+
+
+def test_bot_levels_and_names_have_defaults(client: TestClient) -> None:
+    answer = client.post("/api/tables", json={"seats": [
+        {"kind": "human", "name": "  Bea  "}, {"kind": "bot"},
+        {"kind": "bot", "level": "ismcts:iterations=50"}]})
+    assert answer.status_code == 201, answer.text
+    seats = answer.json()["table"]["seats"]
+    assert [s["name"] for s in seats] == ["Bea", "Cy", "Dot"]
+    assert [s["level"] for s in seats] == [None, "medium", "ismcts:iterations=50"]
+
+
+def test_tokens_are_checked_on_every_seat_request(client: TestClient) -> None:
+    table_id, tokens = create(client, SEATS, SMALL)
+    other_id, other_tokens = create(client, SEATS, SMALL)
+    for what in ("join", "start", "leave"):
+        url = f"/api/tables/{table_id}/{what}"
+        for body in ({}, {"token": ""}, {"token": "x" * 32}, {"token": other_tokens[0]},
+                     {"token": tokens[0][:-1]}):
+            answer = client.post(url, json=body)
+            assert answer.status_code == 403, (what, body, answer.text)
+            assert "token" in answer.json()["detail"]
+        assert client.post(f"/api/tables/nope/{what}",
+                           json={"token": tokens[0]}).status_code == 404
+    assert client.get(f"/api/tables/{table_id}").json()["seats"][0]["joined"] is False
+    assert other_id != table_id
+
+
+def test_join_start_and_leave_in_the_lobby(client: TestClient) -> None:
+    table_id, tokens = create(client, SEATS, SMALL)
+    joined = client.post(f"/api/tables/{table_id}/join", json={"token": tokens[0],
+                                                               "name": "Ada L."})
+    assert joined.status_code == 200
+    assert joined.json()["seats"][0] == {"seat": 0, "kind": "human", "name": "Ada L.",
+                                         "level": None, "joined": True}
+    clash = client.post(f"/api/tables/{table_id}/join", json={"token": tokens[1],
+                                                              "name": "Ada L."})
+    assert clash.status_code == 400
+    early = client.post(f"/api/tables/{table_id}/start", json={"token": tokens[0]})
+    assert early.status_code == 409 and "Bo has not joined" in early.json()["detail"]
+    assert client.get(f"/api/tables/{table_id}").json()["status"] == "lobby"
+    left = client.post(f"/api/tables/{table_id}/leave", json={"token": tokens[0]})
+    assert left.status_code == 200 and left.json()["seats"][0]["joined"] is False
+    # The seat is free again: its link joins it again.
+    assert client.post(f"/api/tables/{table_id}/join", json={"token": tokens[1]}).status_code \
+        == 200
+    started = client.post(f"/api/tables/{table_id}/start", json={"token": tokens[1]})
+    assert started.status_code == 409 and "Ada L. has not joined" in started.text
+    assert client.post(f"/api/tables/{table_id}/join", json={"token": tokens[0]}).status_code \
+        == 200
+    started = client.post(f"/api/tables/{table_id}/start", json={"token": tokens[1]})
+    assert started.status_code == 200 and started.json()["status"] == "playing"
+    again = client.post(f"/api/tables/{table_id}/start", json={"token": tokens[1]})
+    assert again.status_code == 409 and "started already" in again.text
+    rename = client.post(f"/api/tables/{table_id}/join", json={"token": tokens[0],
+                                                               "name": "Zed"})
+    assert rename.status_code == 409
+
+
+def test_record_and_replay_wait_for_the_end(client: TestClient) -> None:
+    table_id, tokens = create(client, SEATS, SMALL)
+    for stage in ("lobby", "playing"):
+        if stage == "playing":
+            start(client, table_id, tokens)
+        for what in ("record", "replay"):
+            answer = client.get(f"/api/tables/{table_id}/{what}")
+            assert answer.status_code == 409, (stage, what)
+            assert "over" in answer.json()["detail"]
+    assert client.get("/api/tables/nope/record").status_code == 404
+    assert client.get("/api/tables/nope/replay").status_code == 404
+
+
+def test_openapi_schema_is_valid_and_lists_the_api(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    assert schema["openapi"].startswith("3.")
+    paths = schema["paths"]
+    assert set(paths) == {
+        "/api/tables", "/api/tables/{table_id}", "/api/tables/{table_id}/join",
+        "/api/tables/{table_id}/start", "/api/tables/{table_id}/leave",
+        "/api/tables/{table_id}/record", "/api/tables/{table_id}/replay",
+    }
+    assert set(paths["/api/tables"]) == {"get", "post"}
+    assert "201" in paths["/api/tables"]["post"]["responses"]
+    assert "403" in paths["/api/tables/{table_id}/join"]["post"]["responses"]
+    assert "409" in paths["/api/tables/{table_id}/record"]["get"]["responses"]
+    components = schema["components"]["schemas"]
+    assert {"Table", "Created", "CreateTable", "SeatIn", "Replay", "ErrorOut"} <= set(components)
+    assert "token" not in components["Table"]["properties"]
+    validator = pytest.importorskip("openapi_spec_validator",
+                                    reason="openapi-spec-validator is not installed")
+    validator.validate(schema)
+
+
+def test_the_front_end_pages_are_served(client: TestClient) -> None:
+    for path, page in (("/", "index.html"), ("/play/abc", "table.html"),
+                       ("/watch/abc", "table.html"), ("/replay/abc", "replay.html")):
+        answer = client.get(path)
+        if answer.status_code == 404:
+            pytest.skip(f"the front end's {page} is not there yet")
+        assert answer.status_code == 200
+        assert answer.headers["content-type"].startswith("text/html")
+        assert answer.headers["referrer-policy"] == "no-referrer"
+    assert client.get("/static/table.js").status_code == 200
+    assert client.get("/static/%2e%2e/service.py").status_code == 404

@@ -1,0 +1,113 @@
+"""Storage: the migration makes the models' schema, a version takes one move, caches catch up."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from random import Random
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect
+from sqlalchemy.exc import IntegrityError
+
+from noreturn.server.db import (
+    Base,
+    MoveRow,
+    alembic_config,
+    default_db_url,
+    make_engine,
+    migrate,
+    normalize_url,
+)
+from noreturn.server.schemas import CreateTable, SeatIn
+from noreturn.server.service import ConflictError, TableService
+
+SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
+
+
+def test_the_migration_makes_the_schema_of_the_models(db_url: str) -> None:
+    engine = make_engine(db_url)
+    migrate(engine)
+    with engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        assert compare_metadata(context, Base.metadata) == []
+        tables = set(inspect(connection).get_table_names())
+    assert {"game_tables", "table_seats", "table_moves", "alembic_version"} <= tables
+    migrate(engine)  # twice is fine: already at head
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "base")
+    with engine.connect() as connection:
+        assert not {"game_tables", "table_moves"} & set(inspect(connection).get_table_names())
+    engine.dispose()
+
+
+def test_the_database_refuses_a_second_move_at_the_same_version(db_url: str) -> None:
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    created = service.create(CreateTable(seats=[SeatIn(kind="bot"), SeatIn(kind="bot")],
+                                         rules=SMALL))
+    table_id = created["table"]["id"]
+    moment = datetime.now(UTC)
+    with service.sessions.begin() as session:
+        session.add(MoveRow(table_id=table_id, index=0, seat=0, kind="action", text="mulligan",
+                            note="", created_at=moment))
+    with pytest.raises(IntegrityError), service.sessions.begin() as session:
+        session.add(MoveRow(table_id=table_id, index=0, seat=1, kind="action", text="pass",
+                            note="", created_at=moment))
+    engine.dispose()
+
+
+def test_two_services_on_one_database_see_each_others_moves(db_url: str) -> None:
+    """Two processes' worth of caches: each catches up from the database before acting."""
+    engine = make_engine(db_url)
+    migrate(engine)
+    one, two = TableService(engine), TableService(engine)
+    created = one.create(CreateTable(seats=[SeatIn(kind="human", name="Ada"),
+                                            SeatIn(kind="human", name="Bo")], rules=SMALL))
+    table_id = created["table"]["id"]
+    tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
+    one.join(table_id, tokens[1], None)
+    one.start(table_id, tokens[0])
+    rng = Random(3)
+    for turn in range(12):
+        service, other = (one, two) if turn % 2 else (two, one)
+        public = service.state_message(table_id, None)
+        if public["status"] == "finished":
+            break
+        seat = public["view"]["to_move"]
+        mine = service.state_message(table_id, seat, service.seat_of(table_id,
+                                                                     tokens[seat])[1])
+        version = mine["version"]
+        service.act(table_id, seat, rng.choice(mine["legal"]), version)
+        with pytest.raises(ConflictError) as stale:  # the other cache catches up first
+            other.act(table_id, seat, mine["legal"][0], version)
+        assert stale.value.code in ("stale", "not_your_turn")
+        public = [s.state_message(table_id, None) for s in (one, two)]
+        assert public[0] == public[1] and public[0]["version"] == version + 1
+    engine.dispose()
+
+
+def test_database_urls() -> None:
+    assert normalize_url("postgresql://u@h:5432/db") == "postgresql+psycopg://u@h:5432/db"
+    assert normalize_url("postgres://u@h/db") == "postgresql+psycopg://u@h/db"
+    assert normalize_url("sqlite:///x.db") == "sqlite:///x.db"
+    for bad in ("mysql://u@h/db", "not a url"):
+        with pytest.raises(ValueError, match="sqlite"):
+            normalize_url(bad)
+
+
+def test_the_default_database_is_under_xdg_data(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    url = default_db_url()
+    assert url == f"sqlite:///{tmp_path / 'noreturn' / 'noreturn.db'}"
+    engine = make_engine(url)
+    migrate(engine)
+    engine.dispose()
+    assert (tmp_path / "noreturn" / "noreturn.db").is_file()

@@ -162,12 +162,23 @@ def serve(
              "(default: SQLite under $XDG_DATA_HOME/noreturn)")] = None,
     bot_delay: Annotated[float, typer.Option(
         min=0, help="seconds before each bot move, so people can follow")] = 0.6,
+    redis: Annotated[str | None, typer.Option(
+        envvar="NORETURN_REDIS_URL",
+        help="Redis URL (redis://HOST:6379/0) to run several processes on one PostgreSQL "
+             "database: table updates go through Redis (docs/deploy.md)")] = None,
+    takeover_after: Annotated[float, typer.Option(
+        min=0.5, help="seconds a game may wait on a bot before this process moves it "
+                      "(another process died)")] = 10.0,
+    create_limit: Annotated[int, typer.Option(
+        min=0, help="tables one address may create per minute (0: no limit)")] = 300,
 ) -> None:
     """Online tables: lobby, seat links, play in the browser, records and replays."""
     try:
         import uvicorn  # noqa: PLC0415 - keeps startup fast
 
         from noreturn.server import create_app, default_db_url  # noqa: PLC0415
+        from noreturn.server.broadcast import BroadcastError  # noqa: PLC0415
+        from noreturn.server.limits import WS_MAX_SIZE  # noqa: PLC0415
     except ImportError as exc:
         typer.echo(f"noreturn serve needs the server's packages ({exc.name} is missing): "
                    "reinstall noreturn: pip install -e .", err=True)
@@ -175,14 +186,19 @@ def serve(
 
     url = db or default_db_url()
     try:
-        server_app = create_app(url, bot_delay=bot_delay)
+        server_app = create_app(url, bot_delay=bot_delay, redis_url=redis,
+                                takeover_after=takeover_after,
+                                create_limit_per_minute=create_limit or None)
+    except BroadcastError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--redis") from exc
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--db") from exc
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     typer.echo(f"noreturn server: open http://{shown}:{port}/ in a browser "
-               f"(database {_safe_url(url)}; Ctrl+C stops)")
+               f"(database {_safe_url(url)}"
+               f"{'; updates through Redis' if redis else ''}; Ctrl+C stops)")
     # Client messages are a few hundred bytes: a small frame limit keeps floods cheap.
-    uvicorn.run(server_app, host=host, port=port, log_level="info", ws_max_size=1 << 16)
+    uvicorn.run(server_app, host=host, port=port, log_level="info", ws_max_size=WS_MAX_SIZE)
 
 
 def _safe_url(url: str) -> str:

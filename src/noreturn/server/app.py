@@ -28,8 +28,25 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from noreturn import __version__
-from noreturn.server.broadcast import Broadcaster, LocalBroadcaster
+from noreturn.server.broadcast import (
+    Broadcaster,
+    BroadcastError,
+    LocalBroadcaster,
+    RedisBroadcaster,
+    redis_problem,
+)
 from noreturn.server.db import default_db_url, make_engine, migrate
+from noreturn.server.hardening import harden
+from noreturn.server.limits import (
+    CLOSE_FLOODING,
+    CREATE_LIMIT,
+    CREATE_LIMITED,
+    CreateLimiter,
+    MessageLimiter,
+    MessageLimits,
+    Verdict,
+    check_size,
+)
 from noreturn.server.schemas import (
     Created,
     CreateTable,
@@ -48,9 +65,12 @@ from noreturn.server.service import (
 )
 
 STATIC = Path(__file__).with_name("static")
-MAX_MESSAGE = 4096
-"""The longest client message read (the longest action's text is far shorter)."""
 HELLO_SECONDS = 60.0
+MESSAGE_LIMITS = MessageLimits()
+"""The default per-connection limits (docs/server-protocol.md, "Limits")."""
+TAKEOVER_SECONDS = 10.0
+"""A game in progress unchanged this long while a bot is to move is taken over (its
+bot runner's process died): every process looks for such games (``BotRunner.sweep``)."""
 CLOSE_BAD_TOKEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_MALFORMED = 4400
@@ -77,6 +97,10 @@ class BotRunner:
     ``kick(table_id)`` after any change: a table's runner task plays bot moves while a bot
     is to move and stops when a person is (or the game is over). A kick while the task runs
     makes it look once more before it stops, so no kick is lost.
+
+    With several processes, two runners may drive one table (a client connected to each):
+    the database takes one move per version, the other is ``stale`` and its runner simply
+    looks again. ``sweep`` restarts the bots of a table whose runner's process died.
     """
 
     def __init__(self, service: TableService, hub: Broadcaster, delay: float = 0.0) -> None:
@@ -101,8 +125,10 @@ class BotRunner:
                     await asyncio.sleep(self.delay)
                 try:
                     moved = await run(self.service.bot_step, table_id)
-                except ServiceError:
-                    moved = False  # the game moved on (another writer): look again below
+                except ServiceError as exc:
+                    if exc.code == "stale":
+                        continue  # another writer moved first: look at the game again
+                    moved = False
                 except Exception:  # a broken table must not take the server down
                     log.exception("bot move at table %s failed", table_id)
                     moved = False
@@ -114,6 +140,28 @@ class BotRunner:
         finally:
             self._tasks.pop(table_id, None)
             self._again.discard(table_id)
+
+    async def sweep(self, every: float, idle: float) -> None:
+        """Every ``every`` seconds, kick the games that have waited on a bot for ``idle``
+        seconds or more: their runner's process died (or its runner failed).
+
+        Nothing else would move them when no client connects to this process for them (a
+        table of bots only, or clients that reconnected elsewhere before the crash). A
+        runner alive elsewhere moves well within ``idle``; if it is slower, the two
+        runners race and the database keeps one move.
+        """
+        while True:
+            await asyncio.sleep(every)
+            try:
+                stalled = await run(self.service.stalled_games, idle)
+            except Exception:  # the database is away for a moment: try again later
+                log.exception("looking for games waiting on a bot failed")
+                continue
+            for table_id in stalled:
+                if table_id not in self._tasks:
+                    log.info("table %s waited on a bot for %g s: this process moves it",
+                             table_id, idle)
+                    self.kick(table_id)
 
     def busy(self) -> bool:
         """Whether a bot is thinking or about to (for tests)."""
@@ -172,10 +220,10 @@ def parse_message(text: str) -> dict[str, Any]:
     """A client message as a dict with a ``type``.
 
     Raises:
-        BadRequestError: too long, not JSON, not an object or without a string ``type``.
+        BadRequestError: not JSON, not an object or without a string ``type``;
+            ``TooLargeError`` (code ``too_large``) over MAX_MESSAGE characters.
     """
-    if len(text) > MAX_MESSAGE:
-        raise BadRequestError(f"message too long ({len(text)} characters, at most {MAX_MESSAGE})")
+    check_size(text)
     try:
         data = json.loads(text)
     except ValueError as exc:
@@ -204,10 +252,13 @@ def field(data: dict[str, Any], key: str, kind: type) -> Any:
 class PlayChannel:
     """The WebSocket ``/ws/tables/{id}``: hello, then states out and messages in."""
 
-    def __init__(self, service: TableService, hub: Broadcaster, bots: BotRunner) -> None:
+    def __init__(self, service: TableService, hub: Broadcaster, bots: BotRunner,
+                 limits: MessageLimits | None = None) -> None:
+        """``limits``: the per-connection message limits (None: none, for tests)."""
         self.service = service
         self.hub = hub
         self.bots = bots
+        self.limits = limits
 
     async def __call__(self, ws: WebSocket, table_id: str) -> None:
         """Serve one connection until the client goes away."""
@@ -240,7 +291,8 @@ class PlayChannel:
             token = field(data, "token", str) if "token" in data else None
         except (TimeoutError, BadRequestError) as exc:
             message = exc.message if isinstance(exc, BadRequestError) else "no hello in time"
-            await conn.error("malformed", message)
+            await conn.error(exc.code if isinstance(exc, BadRequestError) else "malformed",
+                             message)
             await conn.ws.close(CLOSE_MALFORMED, "malformed hello")
             return False
         try:
@@ -270,12 +322,29 @@ class PlayChannel:
         scope.cancel()
 
     async def reader(self, conn: Connection) -> None:
-        """Answer the client's messages until it goes away."""
+        """Answer the client's messages until it goes away.
+
+        A message over the rate limit is dropped before it is parsed (limits.py), so a
+        flood costs no database work; the client hears of it at most once a second, and
+        one that keeps flooding is disconnected.
+        """
+        limiter = MessageLimiter(self.limits) if self.limits else None
         while True:
             try:
                 text = await conn.ws.receive_text()
             except (WebSocketDisconnect, RuntimeError, KeyError):
                 return  # closed (KeyError: a binary frame has no "text")
+            if limiter is not None:
+                verdict = limiter.admit()
+                if verdict is Verdict.CLOSE:
+                    log.warning("table %s: closing a flooding connection from %s", conn.table_id,
+                                conn.ws.client.host if conn.ws.client else "?")
+                    await conn.ws.close(CLOSE_FLOODING, limiter.close_reason())
+                    return
+                if verdict is not Verdict.ACCEPT:
+                    if verdict is Verdict.WARN:
+                        await conn.error("rate_limited", limiter.warning())
+                    continue
             try:
                 await self.answer(conn, parse_message(text))
             except ServiceError as exc:
@@ -314,24 +383,55 @@ class PlayChannel:
 
 
 def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
-               broadcaster: Broadcaster | None = None, static_dir: Path = STATIC) -> FastAPI:
+               broadcaster: Broadcaster | None = None, static_dir: Path = STATIC,
+               message_limits: MessageLimits | None = MESSAGE_LIMITS,
+               create_limit_per_minute: int | None = None, redis_url: str | None = None,
+               takeover_after: float = TAKEOVER_SECONDS) -> FastAPI:
     """The server for the database at ``db_url`` (default: SQLite under XDG data).
 
     The schema is migrated to the newest revision now. ``bot_delay`` seconds pass before
     each bot move (so people can follow); ``broadcaster`` defaults to the in-process one.
+    ``message_limits`` bound what one WebSocket may send (None: no limit);
+    ``create_limit_per_minute`` bounds the tables one address creates (None: no limit).
+
+    ``redis_url``: notices go through Redis (``RedisBroadcaster``), so several processes
+    can serve one PostgreSQL database (docs/deploy.md). ``takeover_after``: seconds a game
+    may wait on a bot before this process moves it (see ``BotRunner.sweep``).
+
+    Raises:
+        ValueError: a database URL that cannot be used, or SQLite with Redis.
+        BroadcastError: Redis is unreachable (or the URL is not a Redis URL).
     """
     engine = make_engine(db_url or default_db_url())
+    if redis_url is not None and engine.dialect.name == "sqlite":
+        engine.dispose()
+        raise ValueError("several processes need PostgreSQL: --db postgresql://USER@HOST/DB "
+                         "(SQLite serves one process: leave --redis out)")
+    if redis_url is not None:
+        problem = redis_problem(redis_url)
+        if problem:
+            engine.dispose()
+            raise BroadcastError(problem)
     migrate(engine)
     service = TableService(engine)
-    hub: Broadcaster = broadcaster or LocalBroadcaster()
+    hub: Broadcaster = broadcaster or (RedisBroadcaster(redis_url) if redis_url is not None
+                                       else LocalBroadcaster())
     bots = BotRunner(service, hub, bot_delay)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if isinstance(hub, RedisBroadcaster):
+            await hub.start()
         for table_id in await run(service.playing_tables):
             bots.kick(table_id)  # games that were waiting on a bot when the server stopped
+        sweeper = asyncio.get_running_loop().create_task(
+            bots.sweep(max(0.2, takeover_after / 4), takeover_after))
         yield
+        sweeper.cancel()
+        await asyncio.gather(sweeper, return_exceptions=True)
         await bots.stop()
+        if isinstance(hub, RedisBroadcaster):
+            await hub.close()
         engine.dispose()
 
     app = FastAPI(
@@ -345,6 +445,9 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     app.state.service = service
     app.state.broadcaster = hub
     app.state.bots = bots
+    app.state.create_limiter = (CreateLimiter(create_limit_per_minute)
+                                if create_limit_per_minute else None)
+    harden(app)  # 422 and 405 answers that stay well-formed (hardening.py)
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -362,7 +465,8 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         return response
 
     app.include_router(api_routes(service, hub, bots))
-    app.add_api_websocket_route("/ws/tables/{table_id}", PlayChannel(service, hub, bots))
+    app.add_api_websocket_route("/ws/tables/{table_id}", PlayChannel(service, hub, bots,
+                                                                        message_limits))
     app.include_router(page_routes(static_dir))
     if static_dir.is_dir():
         app.mount("/static", StaticFiles(directory=static_dir), name="static")
@@ -379,7 +483,8 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
             bots.kick(table_id)
 
     @router.post("/tables", status_code=201, response_model=Created, tags=["tables"],
-                 responses={400: ERRORS[400]})
+                 responses={400: ERRORS[400], **CREATE_LIMITED},
+                 dependencies=CREATE_LIMIT)
     async def create_table(body: CreateTable) -> dict[str, Any]:
         """Create a table: 2-4 seats, each a person or a bot. Each person's secret seat link
         is in the answer, this once; a table of bots only starts at once."""
@@ -412,7 +517,7 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
         return table
 
     @router.post("/tables/{table_id}/start", response_model=Table, tags=["seats"],
-                 responses={k: ERRORS[k] for k in (403, 404, 409)})
+                 responses={k: ERRORS[k] for k in (400, 403, 404, 409)})
     async def start(table_id: str, body: TokenBody) -> dict[str, Any]:
         """Start the game once every person has joined (409 names who has not)."""
         table = await run(service.start, table_id, body.token)
@@ -420,7 +525,7 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
         return table
 
     @router.post("/tables/{table_id}/leave", response_model=Table, tags=["seats"],
-                 responses={k: ERRORS[k] for k in (403, 404, 409)})
+                 responses={k: ERRORS[k] for k in (400, 403, 404, 409)})
     async def leave(table_id: str, body: TokenBody) -> dict[str, Any]:
         """Leave the seat: free again in the lobby; during the game a medium bot takes it."""
         table = await run(service.leave, table_id, body.token)

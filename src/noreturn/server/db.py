@@ -36,6 +36,7 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    text,
 )
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
@@ -174,10 +175,23 @@ def alembic_config() -> Config:
     return config
 
 
+MIGRATION_LOCK = 0x6E6F7265  # "nore"
+"""The PostgreSQL advisory lock key that ``migrate`` holds (one per database)."""
+
+
 def migrate(engine: Engine, revision: str = "head") -> None:
-    """Bring the schema to ``revision`` (the newest by default) with Alembic."""
+    """Bring the schema to ``revision`` (the newest by default) with Alembic.
+
+    On PostgreSQL the upgrade runs under a transaction-scoped advisory lock: several
+    server processes starting at once migrate one after the other (the first does the
+    work, the others find the schema at ``revision``) instead of racing on the same DDL.
+    The lock is released with the transaction, also if the process dies.
+    """
     config = alembic_config()
     with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(text("select pg_advisory_xact_lock(:key)"),
+                               {"key": MIGRATION_LOCK})
         config.attributes["connection"] = connection
         command.upgrade(config, revision)
 

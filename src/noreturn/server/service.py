@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
+import re
 import secrets
 import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Engine, select
@@ -52,6 +54,9 @@ BOT_LEVELS = ("easy", "medium", "hard", "expert", "random", "greedy", "heuristic
 MAX_BOT_SECONDS = 5.0
 MAX_BOT_ITERATIONS = 20_000
 LOCK_STRIPES = 64
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What a table id can look like (``secrets.token_urlsafe``); anything else names no table
+and never reaches the database (PostgreSQL refuses a NUL character in a query: an error)."""
 
 
 class ServiceError(Exception):
@@ -94,8 +99,12 @@ class ConflictError(ServiceError):
 
 
 def hash_token(token: str) -> str:
-    """The stored form of a seat token: its SHA-256, in hex."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+    """The stored form of a seat token: its SHA-256, in hex.
+
+    ``surrogatepass``: JSON may carry a lone surrogate (``"\\ud800"``), which strict
+    UTF-8 cannot encode; such a token is merely wrong, not a server error.
+    """
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def check_level(level: str | None) -> str:
@@ -116,6 +125,11 @@ def check_level(level: str | None) -> str:
             bot.seconds > MAX_BOT_SECONDS or (bot.iterations or 0) > MAX_BOT_ITERATIONS):
         raise BadRequestError(f"bot level {spec!r}: at most time={MAX_BOT_SECONDS:g} or "
                          f"iterations={MAX_BOT_ITERATIONS} per move on this server")
+    if isinstance(bot, IsmctsBot) and not (
+            0 < bot.seconds <= MAX_BOT_SECONDS and (bot.iterations is None or bot.iterations > 0)
+            and math.isfinite(bot.c) and bot.c >= 0):
+        raise BadRequestError(f"bot level {spec!r}: time must be above 0 (seconds), "
+                              "iterations at least 1 and c a number from 0 up")
     return spec
 
 
@@ -151,6 +165,7 @@ class TableService:
         self._cache: OrderedDict[str, LocalTable] = OrderedDict()
         self._cache_guard = threading.Lock()
         self._stripes = [threading.Lock() for _ in range(LOCK_STRIPES)]
+        self._not_waiting: dict[str, int] = {}  # stalled_games: game -> version, no bot due
 
     # ---------------------------------------------------------------- plumbing
     @contextmanager
@@ -189,9 +204,10 @@ class TableService:
 
     @staticmethod
     def _row(session: Session, table_id: str) -> TableRow:
-        row = session.get(TableRow, table_id)
+        row = session.get(TableRow, table_id) if TABLE_ID.fullmatch(table_id) else None
         if row is None:
-            raise NotFoundError(f"no table {table_id!r}: check the link, or create a table")
+            shown = table_id if len(table_id) <= 40 else f"{table_id[:40]}..."
+            raise NotFoundError(f"no table {shown!r}: check the link, or create a table")
         return row
 
     @staticmethod
@@ -582,7 +598,8 @@ class TableService:
         """Let the bot to move decide and play one move; False if no bot is to move.
 
         The decision is made outside the table's lock, on what the bot may see (its view);
-        if the game moved on meanwhile, the move is dropped.
+        if the game moved on meanwhile (another process's runner moved first), the move is
+        dropped with a ``stale`` ``ConflictError``, and the runner looks again.
         """
         with self._transaction(table_id) as session:
             row = self._row(session, table_id)
@@ -599,11 +616,44 @@ class TableService:
                 return False
             game = self._game(session, row)
             before = game.version
+            if before != move.version:
+                raise ConflictError(f"the game moved on (version {before}) while the bot "
+                                    f"thought about version {move.version}", "stale")
             if not game.apply_bot(move):
                 return False
             self._store(session, row, game, before, move.seat, "action", str(move.action),
                         move.note)
             return True
+
+    def stalled_games(self, idle_seconds: float) -> list[str]:
+        """Games in progress, unchanged for ``idle_seconds``, whose bot is to move.
+
+        One indexed query for the idle games; each is then looked at once per version: a
+        game found waiting on a person is remembered with its version and skipped until it
+        changes, so idle tables cost nothing but their row in the query.
+        """
+        cutoff = now() - timedelta(seconds=idle_seconds)
+        with self.sessions() as session:
+            rows = session.execute(select(TableRow.id, TableRow.version).where(
+                TableRow.status == "playing", TableRow.updated_at < cutoff)).all()
+        waiting: list[str] = []
+        checked: dict[str, int] = {}
+        for table_id, version in rows:
+            if self._not_waiting.get(table_id) == version:
+                checked[table_id] = version
+                continue
+            try:
+                with self._transaction(table_id) as session:
+                    row = self._row(session, table_id)
+                    game = self._game(session, row)
+                    if row.status == "playing" and game.bot_to_move():
+                        waiting.append(table_id)
+                    else:
+                        checked[table_id] = row.version
+            except (ServiceError, NoReturnError):  # gone, or broken: the runner says why
+                checked[table_id] = version
+        self._not_waiting = checked
+        return waiting
 
     def playing_tables(self) -> list[str]:
         """The ids of every game in progress (to let their bots move after a restart)."""

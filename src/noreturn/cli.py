@@ -198,7 +198,9 @@ def serve(
                f"(database {_safe_url(url)}"
                f"{'; updates through Redis' if redis else ''}; Ctrl+C stops)")
     # Client messages are a few hundred bytes: a small frame limit keeps floods cheap.
-    uvicorn.run(server_app, host=host, port=port, log_level="info", ws_max_size=WS_MAX_SIZE)
+    # Per-message deflate costs CPU on every state and saves little on loopback or LAN.
+    uvicorn.run(server_app, host=host, port=port, log_level="info", ws_max_size=WS_MAX_SIZE,
+                ws_per_message_deflate=False)
 
 
 def _safe_url(url: str) -> str:

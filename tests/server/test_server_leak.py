@@ -77,8 +77,13 @@ def test_no_message_names_a_tile_its_seat_may_not_see(db_url: str) -> None:
     assert max(states) == final["version"]
     skip = frozenset({table_id})
     for player in (ada, bo, watcher):
-        assert len(player.messages) > 20
         assert scan(player, states, NAMES, skip) == []
+    # The people probed on every turn, so their scans covered many messages. The watcher
+    # only receives states, and states may skip versions (several quick bot moves arrive
+    # as one), so its count depends on timing: it must still have seen many versions.
+    assert len(ada.messages) > 20 and len(bo.messages) > 20
+    watched = {m[0] for m in watcher.messages}
+    assert final["version"] in watched and len(watched) >= 10
     # The scan is not vacuous: at every version the others' hands and the bag held tiles
     # Ada had never seen, and the probes did ask about such tiles.
     known = knowledge(states, 0)

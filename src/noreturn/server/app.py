@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
@@ -35,7 +36,7 @@ from noreturn.server.broadcast import (
     RedisBroadcaster,
     redis_problem,
 )
-from noreturn.server.db import default_db_url, make_engine, migrate
+from noreturn.server.db import DB_POOL_SIZE, default_db_url, make_engine, migrate
 from noreturn.server.hardening import harden
 from noreturn.server.limits import (
     CLOSE_FLOODING,
@@ -86,9 +87,38 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+WORKERS = DB_POOL_SIZE
+"""Service calls (database work) running at once per process, each in a worker thread.
+
+A few threads keep the cores busy while one waits on the database; anyio's default of 40
+made them fight over the connection pool and the GIL (a connection each, and a context
+switch on every hand-over), which cost more than it overlapped. The pool holds as many
+connections (db.DB_POOL_SIZE)."""
+THINKERS = 4
+"""Slow bot decisions (ISMCTS: about a second each) running at once per process, in their
+own threads, so they never hold up the service calls."""
+_limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[
+    anyio.CapacityLimiter, anyio.CapacityLimiter]] = weakref.WeakKeyDictionary()
+
+
+def _limiter(thinking: bool = False) -> anyio.CapacityLimiter:
+    """This event loop's limiter of service calls (or of bot decisions)."""
+    loop = asyncio.get_running_loop()
+    pair = _limiters.get(loop)
+    if pair is None:
+        pair = _limiters[loop] = (anyio.CapacityLimiter(WORKERS),
+                                  anyio.CapacityLimiter(THINKERS))
+    return pair[1] if thinking else pair[0]
+
+
 async def run(call: Callable[..., T], *args: Any) -> T:
-    """``call(*args)`` in a worker thread (database work, bot decisions)."""
-    return await anyio.to_thread.run_sync(partial(call, *args))
+    """``call(*args)`` in a worker thread (database work), at most ``WORKERS`` at once."""
+    return await anyio.to_thread.run_sync(partial(call, *args), limiter=_limiter())
+
+
+async def think(call: Callable[[], T]) -> T:
+    """A slow bot's decision in a worker thread, at most ``THINKERS`` at once."""
+    return await anyio.to_thread.run_sync(call, limiter=_limiter(thinking=True))
 
 
 class BotRunner:
@@ -124,7 +154,11 @@ class BotRunner:
                 if self.delay:
                     await asyncio.sleep(self.delay)
                 try:
-                    moved = await run(self.service.bot_step, table_id)
+                    turn = await run(self.service.bot_turn, table_id)
+                    if callable(turn):  # a slow bot: it thinks outside the lock
+                        move = await think(turn)
+                        turn = await run(self.service.bot_apply, table_id, move)
+                    moved = turn
                 except ServiceError as exc:
                     if exc.code == "stale":
                         continue  # another writer moved first: look at the game again

@@ -42,6 +42,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+DB_POOL_SIZE = 4
+"""PostgreSQL connections kept open per process: the app's worker limit (app.WORKERS)."""
 
 
 class Base(DeclarativeBase):
@@ -151,7 +153,12 @@ def make_engine(url: str) -> Engine:
     parsed = make_url(text)
     if parsed.get_backend_name() != "sqlite":
         try:
-            return create_engine(text, pool_pre_ping=True)
+            # as many connections as the app runs service calls at once (app.WORKERS), and
+            # a few for the odd caller beside it: connections are kept, never churned.
+            # pool_pre_ping is left out (a round trip per checkout); a connection found
+            # dead fails one call and SQLAlchemy then drops the whole pool's connections.
+            return create_engine(text, pool_size=DB_POOL_SIZE, max_overflow=4,
+                                 pool_timeout=30, pool_recycle=1800)
         except ModuleNotFoundError as exc:
             raise ValueError(f"PostgreSQL needs the psycopg driver ({exc.name} is missing): "
                              "pip install 'noreturn[postgres]'") from exc

@@ -29,14 +29,15 @@ import secrets
 import threading
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NoReturn
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from noreturn.bots.base import BotError, make_bot
 from noreturn.bots.ismcts import IsmctsBot
@@ -45,7 +46,7 @@ from noreturn.engine import NoReturnError, Rules, parse_action, tile_code
 from noreturn.server.db import MoveRow, SeatRow, TableRow, now, session_factory
 from noreturn.server.replay import public_replay
 from noreturn.server.schemas import NAME_LENGTH, CreateTable
-from noreturn.table import BOT_NAMES, LocalTable, Seat
+from noreturn.table import BOT_NAMES, BotMove, LocalTable, Seat
 
 TAKEOVER_LEVEL = "medium"
 """The bot that plays on for a person who leaves during the game."""
@@ -154,6 +155,39 @@ def _utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+class _Known:
+    """What a state message needs of a table besides its game, as read at ``key``: the
+    table's (version, status, updated_at), which every change of the table or its seats
+    alters. Immutable once made (shared between threads)."""
+
+    __slots__ = ("key", "names", "status", "table", "token_hashes", "version")
+
+    def __init__(self, key: tuple[int, str, datetime], names: tuple[str, ...],
+                 token_hashes: tuple[str | None, ...], table: dict[str, Any]) -> None:
+        self.key = key
+        self.version, self.status = key[0], key[1]
+        self.names = names
+        self.token_hashes = token_hashes
+        self.table = table
+
+    @classmethod
+    def read(cls, row: TableRow, seats: list[SeatRow], table: dict[str, Any]) -> _Known:
+        """From the rows as read (``table``: their public form)."""
+        return cls(_key(row), tuple(s.name for s in seats),
+                   tuple(s.token_hash for s in seats), table)
+
+    def moved(self, row: TableRow) -> _Known:
+        """The same seats after a move stored from ``row`` (its new version and status)."""
+        return _Known(_key(row), self.names, self.token_hashes,
+                      {**self.table, "status": row.status, "version": row.version,
+                       "result": row.result})
+
+
+def _key(row: Any) -> tuple[int, str, datetime]:
+    """A table row's (version, status, updated_at): changed by every change of the table."""
+    return int(row.version), str(row.status), _utc(row.updated_at)
+
+
 class TableService:
     """The tables of one database; see the module docstring."""
 
@@ -162,7 +196,10 @@ class TableService:
         self.engine = engine
         self.sessions = session_factory(engine)
         self.cache_size = cache_size
+        self.reader = engine.execution_options(isolation_level="AUTOCOMMIT")
+        """Single reads with no transaction around them (no BEGIN/ROLLBACK round trips)."""
         self._cache: OrderedDict[str, LocalTable] = OrderedDict()
+        self._known: OrderedDict[str, _Known] = OrderedDict()  # state_message: seats by key
         self._cache_guard = threading.Lock()
         self._stripes = [threading.Lock() for _ in range(LOCK_STRIPES)]
         self._not_waiting: dict[str, int] = {}  # stalled_games: game -> version, no bot due
@@ -188,6 +225,9 @@ class TableService:
             try:
                 with self.sessions.begin() as session:
                     yield session
+                moved = session.info.get("moved")
+                if moved is not None:
+                    self._moved(table_id, *moved)
             except ServiceError:
                 raise
             except IntegrityError as exc:
@@ -198,17 +238,43 @@ class TableService:
                 self._forget(table_id)
                 raise
 
+    def _moved(self, table_id: str, old_key: tuple[int, str, datetime], row: TableRow) -> None:
+        """A move from ``old_key`` was committed (an action: the seats did not change): the
+        seats known at ``old_key`` hold at the row's new key too, so the next state
+        message needs no full read."""
+        with self._cache_guard:
+            known = self._known.get(table_id)
+            if known is not None and known.key == old_key:
+                self._known[table_id] = known.moved(row)
+
     def _forget(self, table_id: str) -> None:
         with self._cache_guard:
             self._cache.pop(table_id, None)
+            self._known.pop(table_id, None)
 
     @staticmethod
-    def _row(session: Session, table_id: str) -> TableRow:
+    def _row_missing(table_id: str) -> NoReturn:
+        shown = table_id if len(table_id) <= 40 else f"{table_id[:40]}..."
+        raise NotFoundError(f"no table {shown!r}: check the link, or create a table")
+
+    @classmethod
+    def _row(cls, session: Session, table_id: str) -> TableRow:
         row = session.get(TableRow, table_id) if TABLE_ID.fullmatch(table_id) else None
         if row is None:
-            shown = table_id if len(table_id) <= 40 else f"{table_id[:40]}..."
-            raise NotFoundError(f"no table {shown!r}: check the link, or create a table")
+            cls._row_missing(table_id)
         return row
+
+    @classmethod
+    def _row_and_seats(cls, session: Session, table_id: str) -> tuple[TableRow, list[SeatRow]]:
+        """The table's row and its seats in order, read in one query (one snapshot)."""
+        if not TABLE_ID.fullmatch(table_id):
+            cls._row_missing(table_id)
+        found = session.execute(select(TableRow, SeatRow)
+                                .join(SeatRow, SeatRow.table_id == TableRow.id)
+                                .where(TableRow.id == table_id).order_by(SeatRow.seat)).all()
+        if not found:
+            cls._row_missing(table_id)
+        return found[0][0], [seat for _row, seat in found]
 
     @staticmethod
     def _seats(session: Session, table_id: str) -> list[SeatRow]:
@@ -254,6 +320,20 @@ class TableService:
         The insert fails (IntegrityError) when that version's move is stored already.
         """
         moment = now()
+        old_key = _key(row)
+        if not game.is_over():
+            # Core statements: the ORM's flush of the same two costs more CPU than the
+            # database does (the server's hottest path); the row learns its new values.
+            session.execute(insert(MoveRow).values(
+                table_id=row.id, index=before, seat=seat, kind=kind, text=text, note=note,
+                created_at=moment))
+            session.execute(update(TableRow).where(TableRow.id == row.id).values(
+                version=game.version, updated_at=moment))
+            set_committed_value(row, "version", game.version)
+            set_committed_value(row, "updated_at", moment)
+            if kind == "action":  # the seats are as they were: see _transaction
+                session.info["moved"] = (old_key, row)
+            return
         session.add(MoveRow(table_id=row.id, index=before, seat=seat, kind=kind, text=text,
                             note=note, created_at=moment))
         row.version = game.version
@@ -267,6 +347,8 @@ class TableService:
                               "date": _utc(row.created_at).date().isoformat()}
             row.record = record
         session.flush()
+        if kind == "action":  # the seats are as they were: see _transaction
+            session.info["moved"] = (old_key, row)
 
     def _authenticate(self, seats: list[SeatRow], token: str | None) -> SeatRow:
         """The seat whose token this is.
@@ -486,37 +568,70 @@ class TableService:
 
         ``token_hash`` is the digest the connection was opened with: a seat whose token
         was withdrawn (its person left the game) gets ``ForbiddenError``.
+
+        Cheap when nothing but the game moved since this process last looked: one
+        single-row read of the table's (version, status, updated_at), which every change
+        of a table or its seats alters (a move, a leave, a join, the start), and, when it
+        is the one this process has seen with the seats and the cached game is at that
+        version, the message is built from them with no transaction. Otherwise the row
+        and its seats are read (in one query) and the game caught up.
         """
+        if not TABLE_ID.fullmatch(table_id):
+            self._row_missing(table_id)
+        with self.reader.connect() as conn:
+            key = conn.execute(select(TableRow.version, TableRow.status, TableRow.updated_at)
+                               .where(TableRow.id == table_id)).first()
+        if key is None:
+            self._row_missing(table_id)
+        with self._locked(table_id):
+            with self._cache_guard:
+                known = self._known.get(table_id)
+                game = self._cache.get(table_id)
+            if known is not None and known.key == _key(key) and (
+                    known.status == "lobby" or (game is not None
+                                                and game.version == known.version)):
+                return self._state(known, game, seat, token_hash)
         with self._transaction(table_id) as session:
-            row = self._row(session, table_id)
-            seats = self._seats(session, table_id)
-            if seat is not None:
-                stored = seats[seat].token_hash
-                if stored is None or token_hash is None or not hmac.compare_digest(
-                        stored, token_hash):
-                    raise ForbiddenError("this seat's token no longer holds it (you left the game)")
-            message: dict[str, Any] = {
-                "type": "state", "version": row.version, "status": row.status, "view": None,
-                "legal": [], "log": [], "names": [s.name for s in seats], "unseen": {},
-                "result": None, "table": self._table(row, seats),
-            }
-            if row.status == "lobby":
-                return message
-            game = self._game(session, row)
-            mine = seat is not None and game.to_move() == seat and game.human_to_move()
-            seen = game.view_for(seat)
-            message.update(
-                version=game.version,
-                view=view_to_json(seen),
-                unseen={tile_code(t): n for t, n in sorted(seen.unseen().items()) if n > 0},
-                legal=[str(a) for a in game.legal_actions()] if mine else [],
-                log=game.log(seat),
-            )
-            if game.is_over():
-                state = game.state
-                message["result"] = {"scores": state.scores(), "ranks": state.ranks(),
-                                     "lines": game.result_lines()}
+            row, seats = self._row_and_seats(session, table_id)
+            known = _Known.read(row, seats, self._table(row, seats))
+            game = self._game(session, row) if row.status != "lobby" else None
+            with self._cache_guard:
+                self._known[table_id] = known
+                self._known.move_to_end(table_id)
+                while len(self._known) > self.cache_size:
+                    self._known.popitem(last=False)
+            return self._state(known, game, seat, token_hash)
+
+    @staticmethod
+    def _state(known: _Known, game: LocalTable | None, seat: int | None,
+               token_hash: str | None) -> dict[str, Any]:
+        """The state message from a table's seats (``known``) and its game (under its lock)."""
+        if seat is not None:
+            stored = known.token_hashes[seat] if 0 <= seat < len(known.token_hashes) else None
+            if stored is None or token_hash is None or not hmac.compare_digest(
+                    stored, token_hash):
+                raise ForbiddenError("this seat's token no longer holds it (you left the game)")
+        message: dict[str, Any] = {
+            "type": "state", "version": known.version, "status": known.status, "view": None,
+            "legal": [], "log": [], "names": list(known.names), "unseen": {},
+            "result": None, "table": known.table,
+        }
+        if known.status == "lobby" or game is None:
             return message
+        mine = seat is not None and game.to_move() == seat and game.human_to_move()
+        seen = game.view_for(seat)
+        message.update(
+            version=game.version,
+            view=view_to_json(seen),
+            unseen={tile_code(t): n for t, n in sorted(seen.unseen().items()) if n > 0},
+            legal=[str(a) for a in game.legal_actions()] if mine else [],
+            log=game.log(seat),
+        )
+        if game.is_over():
+            state = game.state
+            message["result"] = {"scores": state.scores(), "ranks": state.ranks(),
+                                 "lines": game.result_lines()}
+        return message
 
     def _playing(self, session: Session, table_id: str, seat: int | None) -> tuple[
             TableRow, LocalTable]:
@@ -597,9 +712,19 @@ class TableService:
     def bot_step(self, table_id: str) -> bool:
         """Let the bot to move decide and play one move; False if no bot is to move.
 
-        The decision is made outside the table's lock, on what the bot may see (its view);
-        if the game moved on meanwhile (another process's runner moved first), the move is
-        dropped with a ``stale`` ``ConflictError``, and the runner looks again.
+        ``bot_turn`` then, for a slow bot, ``bot_apply`` (see them); a ``stale``
+        ``ConflictError`` when the game moved on while the bot thought.
+        """
+        turn = self.bot_turn(table_id)
+        if callable(turn):
+            return self.bot_apply(table_id, turn())
+        return turn
+
+    def bot_turn(self, table_id: str) -> bool | Callable[[], BotMove]:
+        """The bot to move's turn: False if no bot is to move; a fast bot (any but ISMCTS,
+        deciding in well under a millisecond) decides and its move is stored in this one
+        transaction (True); a slow one's decision is returned, to be made outside the
+        table's lock (it may take seconds) and stored by ``bot_apply``.
         """
         with self._transaction(table_id) as session:
             row = self._row(session, table_id)
@@ -609,7 +734,22 @@ class TableService:
             if not game.bot_to_move():
                 return False
             job = game.bot_job()
-        move = job()
+            if isinstance(game.bots[game.state.to_move], IsmctsBot):
+                return job
+            move = job()
+            before = game.version
+            if not game.apply_bot(move):  # pragma: no cover - decided on this very state
+                return False
+            self._store(session, row, game, before, move.seat, "action", str(move.action),
+                        move.note)
+            return True
+
+    def bot_apply(self, table_id: str, move: BotMove) -> bool:
+        """Store a slow bot's decision (from ``bot_turn``) if the game is where it was.
+
+        If the game moved on meanwhile (another process's runner moved first), the move is
+        dropped with a ``stale`` ``ConflictError``, and the runner looks again.
+        """
         with self._transaction(table_id) as session:
             row = self._row(session, table_id)
             if row.status != "playing":

@@ -8,7 +8,8 @@ thread, so the event loop never waits on the database or on a thinking bot.
 A change to a table (a move, a join, a start, a bot's move) is followed by a notice through
 the broadcaster; every connection of that table then builds its own ``state`` message from
 its own seat's view. Bots move here, on the server: one ``BotRunner`` task per table with a
-bot to move, one move at a time, a notice after each.
+bot to move, one move at a time, a notice after each (with no bot delay, a run of fast bot
+moves in one transaction, one notice after them).
 """
 
 from __future__ import annotations
@@ -122,7 +123,9 @@ async def think(call: Callable[[], T]) -> T:
 
 
 class BotRunner:
-    """Lets the bots of each table move, one move at a time, in worker threads.
+    """Lets the bots of each table move, in worker threads: one move per ``delay`` so people
+    can follow, or, with no delay, each run of consecutive fast bot moves in one transaction
+    and one notice (``TableService.bot_turn(run_on=True)``).
 
     ``kick(table_id)`` after any change: a table's runner task plays bot moves while a bot
     is to move and stops when a person is (or the game is over). A kick while the task runs
@@ -154,7 +157,7 @@ class BotRunner:
                 if self.delay:
                     await asyncio.sleep(self.delay)
                 try:
-                    turn = await run(self.service.bot_turn, table_id)
+                    turn = await run(self.service.bot_turn, table_id, not self.delay)
                     if callable(turn):  # a slow bot: it thinks outside the lock
                         move = await think(turn)
                         turn = await run(self.service.bot_apply, table_id, move)
@@ -162,12 +165,12 @@ class BotRunner:
                 except ServiceError as exc:
                     if exc.code == "stale":
                         continue  # another writer moved first: look at the game again
-                    moved = False
+                    moved = None
                 except Exception:  # a broken table must not take the server down
                     log.exception("bot move at table %s failed", table_id)
-                    moved = False
-                if moved:
-                    await self.hub.publish(table_id)
+                    moved = None
+                if moved is not None:
+                    await self.hub.publish(table_id, moved)
                     continue
                 if table_id not in self._again:
                     break
@@ -219,6 +222,7 @@ class Connection:
         self.token_hash: str | None = None
         self._send_lock = asyncio.Lock()
         self._last_state = ""
+        self._last_version = -1
 
     async def send(self, message: dict[str, Any]) -> None:
         """Send one JSON message (sends from the reader and the pusher never interleave)."""
@@ -229,15 +233,21 @@ class Connection:
         """An error to this client only."""
         await self.send({"type": "error", "code": code, "message": message})
 
-    async def push_state(self, service: TableService) -> bool:
+    async def push_state(self, service: TableService, moved_to: int | None = None) -> bool:
         """Send this seat's current state unless it is what was sent last.
+
+        ``moved_to``: the notice was of a move to that version (None: any change). If this
+        connection sent that version or a later one already, there is nothing to send (a
+        move makes one version only: the state sent holds it).
 
         Returns False when the seat's token no longer holds it: the client was told and the
         socket closed.
         """
+        if moved_to is not None and self._last_version >= moved_to:
+            return True
         try:
             message = await run(service.state_message, self.table_id, self.seat,
-                                self.token_hash)
+                                self.token_hash, moved_to)
         except ForbiddenError as exc:
             await self.error("bad_token", exc.message)
             await self.ws.close(CLOSE_BAD_TOKEN, "bad token")
@@ -246,6 +256,7 @@ class Connection:
         async with self._send_lock:
             if text != self._last_state:
                 self._last_state = text
+                self._last_version = int(message["version"])
                 await self.ws.send_text(text)
         return True
 
@@ -347,9 +358,9 @@ class PlayChannel:
                      scope: anyio.CancelScope) -> None:
         """Send a new state after each notice; stop when the seat was withdrawn."""
         while True:
-            await wait()
+            moved_to = await wait()
             try:
-                if not await conn.push_state(self.service):
+                if not await conn.push_state(self.service, moved_to):
                     break
             except Exception:  # the client is gone (a send on a closed socket)
                 break
@@ -398,8 +409,8 @@ class PlayChannel:
             await conn.send({"type": "pong"})
         elif kind == "action":
             text, version = field(data, "action", str), field(data, "version", int)
-            await run(self.service.act, table_id, conn.seat, text, version)
-            await self.hub.publish(table_id)
+            moved = await run(self.service.act, table_id, conn.seat, text, version)
+            await self.hub.publish(table_id, moved)
             self.bots.kick(table_id)
         elif kind == "check":
             text = field(data, "action", str)

@@ -1,10 +1,12 @@
 """Telling every connection of a table that it changed: the broadcaster.
 
-A notice carries no game data, only "table X changed": each connection then builds its own
-message from its own seat's view, so a broadcast can never carry another seat's tiles. The
-in-process broadcaster (``LocalBroadcaster``) serves one server process, the default. With
-several processes on one database, ``RedisBroadcaster`` carries the notices between them
-through Redis pub/sub, so the players of one table may be connected to different processes.
+A notice carries no game data, only "table X changed" (after a move, with the public version
+it made, so a connection that sent that version already can skip it): each connection then
+builds its own message from its own seat's view, so a broadcast can never carry another
+seat's tiles. The in-process broadcaster (``LocalBroadcaster``) serves one server process,
+the default. With several processes on one database, ``RedisBroadcaster`` carries the
+notices between them through Redis pub/sub, so the players of one table may be connected to
+different processes.
 
 Losing a notice is never fatal, only slow: the database holds the truth, and a connection
 woken for any reason sends its seat the current state (so a spare wake-up costs one query,
@@ -24,8 +26,9 @@ from typing import Any, Protocol
 class Subscription(Protocol):
     """Notices for one table, for one connection."""
 
-    async def wait(self) -> None:
-        """Return once the table changed since the last wait (changes coalesce)."""
+    async def wait(self) -> int | None:
+        """Return once the table changed since the last wait (changes coalesce): the
+        highest version the coalesced notices carried, None if any carried none."""
         ...
 
 
@@ -36,23 +39,34 @@ class Broadcaster(Protocol):
         """A subscription, for the duration of an ``async with``."""
         ...
 
-    async def publish(self, table_id: str) -> None:
-        """Tell every subscriber of ``table_id`` that it changed."""
+    async def publish(self, table_id: str, version: int | None = None) -> None:
+        """Tell every subscriber of ``table_id`` that it changed; ``version``: a move took
+        it to that version (and nothing else changed), None: any other change."""
         ...
 
 
 class _QueueSubscription:
-    """A notice flag as a queue of at most one item: many changes wake one wait."""
+    """A notice flag as a queue of at most one item: many changes wake one wait, which
+    returns the highest version they carried (None if any carried none)."""
 
     def __init__(self) -> None:
         self.queue: asyncio.Queue[None] = asyncio.Queue(maxsize=1)
+        self._version: int | None = None
+        self._full = False
 
-    def notify(self) -> None:
+    def notify(self, version: int | None = None) -> None:
+        if version is None:
+            self._full = True
+        elif self._version is None or version > self._version:
+            self._version = version
         if self.queue.empty():
             self.queue.put_nowait(None)
 
-    async def wait(self) -> None:
+    async def wait(self) -> int | None:
         await self.queue.get()
+        version = None if self._full else self._version
+        self._version, self._full = None, False
+        return version
 
 
 class LocalBroadcaster:
@@ -77,10 +91,10 @@ class LocalBroadcaster:
         """A subscription to ``table_id``'s notices while the ``async with`` lasts."""
         return self._subscription(table_id)
 
-    async def publish(self, table_id: str) -> None:
+    async def publish(self, table_id: str, version: int | None = None) -> None:
         """Wake every subscriber of ``table_id`` (in this process)."""
         for sub in list(self._subscribers.get(table_id, ())):
-            sub.notify()
+            sub.notify(version)
 
     def subscribers(self, table_id: str) -> int:
         """How many connections listen to ``table_id`` (for tests)."""
@@ -147,8 +161,9 @@ class RedisBroadcaster:
     confirm, so no notice published after ``subscribe`` returns is missed), the last one to
     leave unsubscribes. One reader task dispatches the notices to the local subscribers.
 
-    A notice's payload is the publishing process's id: local subscribers are woken at once
-    by ``publish`` itself, and their own notice coming back from Redis is skipped.
+    A notice's payload is the publishing process's id (local subscribers are woken at once
+    by ``publish`` itself, and their own notice coming back from Redis is skipped), then,
+    for a move, ``:`` and the version it made (public: every seat sees the version).
 
     When Redis drops, the reader reconnects with backoff, subscribes again to every table
     that has local subscribers, and then wakes all of them (notices may have been missed
@@ -342,9 +357,12 @@ class RedisBroadcaster:
                         sub.notify()
         elif kind == "message" and channel is not None:
             table_prefix = self.prefix + TABLE_CHANNEL
-            if channel.startswith(table_prefix) and _text(message.get("data")) != self.id:
+            sender, _sep, moved = (_text(message.get("data")) or "").partition(":")
+            if channel.startswith(table_prefix) and sender != self.id:
+                good = moved.isascii() and moved.isdigit() and len(moved) < 19
+                version = int(moved) if good else None
                 for sub in list(self._subscribers.get(channel[len(table_prefix):], ())):
-                    sub.notify()
+                    sub.notify(version)
 
     # ------------------------------------------------------------- subscribers
     @asynccontextmanager
@@ -410,14 +428,15 @@ class RedisBroadcaster:
             except self._errors as exc:
                 self._broken = f"unsubscribing failed: {exc}"
 
-    async def publish(self, table_id: str) -> None:
+    async def publish(self, table_id: str, version: int | None = None) -> None:
         """Wake ``table_id``'s local subscribers, and tell the other processes through Redis."""
         for sub in list(self._subscribers.get(table_id, ())):
-            sub.notify()
+            sub.notify(version)
         if self._client is None:
             return
+        payload = self.id if version is None else f"{self.id}:{version}"
         try:
-            await self._client.publish(self.channel(table_id), self.id)
+            await self._client.publish(self.channel(table_id), payload)
         except self._errors as exc:
             if not self._publish_failed:
                 log.warning("Redis at %s: publishing failed (%s); other processes refresh "

@@ -54,6 +54,9 @@ BOT_LEVELS = ("easy", "medium", "hard", "expert", "random", "greedy", "heuristic
 """Bot specs a table may seat. Never ``external:``: that would run a command on the server."""
 MAX_BOT_SECONDS = 5.0
 MAX_BOT_ITERATIONS = 20_000
+FAST_RUN = 32
+"""At most this many fast bot moves in one transaction (``bot_turn(run_on=True)``): a
+bots-only game must not hold its table's lock for long."""
 LOCK_STRIPES = 64
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a table id can look like (``secrets.token_urlsafe``); anything else names no table
@@ -332,7 +335,7 @@ class TableService:
             set_committed_value(row, "version", game.version)
             set_committed_value(row, "updated_at", moment)
             if kind == "action":  # the seats are as they were: see _transaction
-                session.info["moved"] = (old_key, row)
+                session.info.setdefault("moved", (old_key, row))  # the first move's key
             return
         session.add(MoveRow(table_id=row.id, index=before, seat=seat, kind=kind, text=text,
                             note=note, created_at=moment))
@@ -348,7 +351,7 @@ class TableService:
             row.record = record
         session.flush()
         if kind == "action":  # the seats are as they were: see _transaction
-            session.info["moved"] = (old_key, row)
+            session.info.setdefault("moved", (old_key, row))  # the first move's key
 
     def _authenticate(self, seats: list[SeatRow], token: str | None) -> SeatRow:
         """The seat whose token this is.
@@ -563,7 +566,8 @@ class TableService:
 
     # -------------------------------------------------------------------- play
     def state_message(self, table_id: str, seat: int | None,
-                      token_hash: str | None = None) -> dict[str, Any]:
+                      token_hash: str | None = None,
+                      moved_to: int | None = None) -> dict[str, Any]:
         """The ``state`` message for ``seat`` (None: a spectator), from its view and log.
 
         ``token_hash`` is the digest the connection was opened with: a seat whose token
@@ -575,9 +579,25 @@ class TableService:
         is the one this process has seen with the seats and the cached game is at that
         version, the message is built from them with no transaction. Otherwise the row
         and its seats are read (in one query) and the game caught up.
+
+        ``moved_to``: the version a move notice carried (``app.BotRunner``, an action).
+        When this process knows the table's seats and game at that version or later (it
+        stored or read them), the message is built from them with no read at all: a
+        version is made by exactly one stored move, and the seats change during play only
+        with a stored move of their own (a leave, whose notice carries no version), so
+        what is known at a version holds for it. A seat withdrawn later is refused once
+        that later change's notice (or the next full read) comes.
         """
         if not TABLE_ID.fullmatch(table_id):
             self._row_missing(table_id)
+        if moved_to is not None:
+            with self._locked(table_id):
+                with self._cache_guard:
+                    known = self._known.get(table_id)
+                    game = self._cache.get(table_id)
+                if (known is not None and known.status != "lobby" and game is not None
+                        and game.version == known.version >= moved_to):
+                    return self._state(known, game, seat, token_hash)
         with self.reader.connect() as conn:
             key = conn.execute(select(TableRow.version, TableRow.status, TableRow.updated_at)
                                .where(TableRow.id == table_id)).first()
@@ -717,35 +737,55 @@ class TableService:
         """
         turn = self.bot_turn(table_id)
         if callable(turn):
-            return self.bot_apply(table_id, turn())
-        return turn
+            return self.bot_apply(table_id, turn()) is not None
+        return turn is not None
 
-    def bot_turn(self, table_id: str) -> bool | Callable[[], BotMove]:
-        """The bot to move's turn: False if no bot is to move; a fast bot (any but ISMCTS,
+    def bot_turn(self, table_id: str, run_on: bool = False) -> int | Callable[[], BotMove] | None:
+        """The bot to move's turn: None if no bot is to move; a fast bot (any but ISMCTS,
         deciding in well under a millisecond) decides and its move is stored in this one
-        transaction (True); a slow one's decision is returned, to be made outside the
-        table's lock (it may take seconds) and stored by ``bot_apply``.
+        transaction (the new version is returned); a slow one's decision is returned, to be
+        made outside the table's lock (it may take seconds) and stored by ``bot_apply``.
+
+        ``run_on`` (bots with no delay): the fast bots to move after it play on in the same
+        transaction, up to ``FAST_RUN`` moves, until a person or a slow bot is to move or
+        the game is over: one commit and one notice for the lot instead of one each (the
+        clients get the newest state, which may skip versions: docs/server-protocol.md).
         """
         with self._transaction(table_id) as session:
             row = self._row(session, table_id)
             if row.status != "playing":
-                return False
+                return None
             game = self._game(session, row)
             if not game.bot_to_move():
-                return False
-            job = game.bot_job()
+                return None
             if isinstance(game.bots[game.state.to_move], IsmctsBot):
-                return job
-            move = job()
-            before = game.version
-            if not game.apply_bot(move):  # pragma: no cover - decided on this very state
-                return False
+                return game.bot_job()
+            made: list[tuple[int, BotMove]] = []
+            for _ in range(FAST_RUN if run_on else 1):
+                move = game.bot_job()()
+                before = game.version
+                if not game.apply_bot(move):  # pragma: no cover - decided on this very state
+                    break
+                made.append((before, move))
+                if (game.is_over() or not game.bot_to_move()
+                        or isinstance(game.bots[game.state.to_move], IsmctsBot)):
+                    break
+            if not made:  # pragma: no cover - decided on this very state
+                return None
+            if len(made) > 1:  # all but the last in one statement; the last updates the row
+                moment = now()
+                session.execute(insert(MoveRow), [
+                    {"table_id": row.id, "index": before, "seat": move.seat, "kind": "action",
+                     "text": str(move.action), "note": move.note, "created_at": moment}
+                    for before, move in made[:-1]])
+            before, move = made[-1]
             self._store(session, row, game, before, move.seat, "action", str(move.action),
                         move.note)
-            return True
+            return game.version
 
-    def bot_apply(self, table_id: str, move: BotMove) -> bool:
-        """Store a slow bot's decision (from ``bot_turn``) if the game is where it was.
+    def bot_apply(self, table_id: str, move: BotMove) -> int | None:
+        """Store a slow bot's decision (from ``bot_turn``) if the game is where it was; the
+        new version (None: no bot is to move).
 
         If the game moved on meanwhile (another process's runner moved first), the move is
         dropped with a ``stale`` ``ConflictError``, and the runner looks again.
@@ -753,17 +793,17 @@ class TableService:
         with self._transaction(table_id) as session:
             row = self._row(session, table_id)
             if row.status != "playing":
-                return False
+                return None
             game = self._game(session, row)
             before = game.version
             if before != move.version:
                 raise ConflictError(f"the game moved on (version {before}) while the bot "
                                     f"thought about version {move.version}", "stale")
             if not game.apply_bot(move):
-                return False
+                return None
             self._store(session, row, game, before, move.seat, "action", str(move.action),
                         move.note)
-            return True
+            return game.version
 
     def stalled_games(self, idle_seconds: float) -> list[str]:
         """Games in progress, unchanged for ``idle_seconds``, whose bot is to move.

@@ -1,0 +1,91 @@
+"""Bots with no delay play a run of moves in one transaction; notices carry a move's version.
+
+A connection skips a move notice for a version it has sent already, and builds a state from
+this process's cache when it knows the table at that version: these tests pin the pieces
+that make that safe (a change other than a move carries no version, and wins when notices
+coalesce).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy import func, select
+
+from noreturn.server.broadcast import LocalBroadcaster
+from noreturn.server.db import MoveRow, make_engine, migrate
+from noreturn.server.schemas import CreateTable, SeatIn
+from noreturn.server.service import FAST_RUN, ForbiddenError, TableService, hash_token
+
+SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
+
+
+def _moves(service: TableService, table_id: str) -> int:
+    with service.engine.connect() as conn:
+        count = conn.execute(select(func.count()).select_from(MoveRow)
+                             .where(MoveRow.table_id == table_id)).scalar_one()
+    return int(count)
+
+
+def test_a_run_of_fast_bot_moves_is_stored_in_one_turn(db_url: str) -> None:
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    bots = [SeatIn(kind="bot", level="greedy"), SeatIn(kind="bot", level="random")]
+    table_id = service.create(CreateTable(seats=bots, rules=SMALL))["table"]["id"]
+    one = service.bot_turn(table_id)
+    assert one == 1 and _moves(service, table_id) == 1  # without run_on: one move
+    version = service.bot_turn(table_id, run_on=True)
+    assert isinstance(version, int) and 2 < version <= 1 + FAST_RUN
+    assert _moves(service, table_id) == version  # every move stored, one row each
+    over = service.get(table_id)["status"] == "finished"
+    assert over or version == 1 + FAST_RUN  # it stops at the bound or at the end
+    fresh = TableService(engine)  # another process: the stored moves replay to that state
+    assert fresh.state_message(table_id, None)["version"] == version
+    assert service.state_message(table_id, None, moved_to=version) == fresh.state_message(
+        table_id, None)
+    engine.dispose()
+
+
+def test_a_withdrawn_seat_is_refused_after_a_move_notice_too(db_url: str) -> None:
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    seats = [SeatIn(kind="human", name="Ada"), SeatIn(kind="bot", level="greedy")]
+    created = service.create(CreateTable(seats=seats, rules=SMALL))
+    table_id = created["table"]["id"]
+    token = next(link["token"] for link in created["seat_links"] if link["seat"] == 0)
+    service.join(table_id, token, None)
+    service.start(table_id, token)
+    while service.bot_turn(table_id, run_on=True) is not None:
+        pass
+    state = service.state_message(table_id, 0, hash_token(token))
+    version = state["version"]
+    service.leave(table_id, token)  # a bot takes the seat over; the version moves on
+    moved = service.bot_turn(table_id, run_on=True)  # the notice of a move after the leave
+    assert moved is not None and moved > version
+    for notice in (version, moved):
+        with pytest.raises(ForbiddenError):
+            service.state_message(table_id, 0, hash_token(token), moved_to=notice)
+    engine.dispose()
+
+
+def test_coalesced_notices_keep_the_highest_version_and_a_plain_change_wins() -> None:
+    async def main() -> list[int | None]:
+        hub = LocalBroadcaster()
+        seen: list[int | None] = []
+        async with hub.subscribe("t") as sub:
+            await hub.publish("t", 3)
+            await hub.publish("t", 5)
+            await hub.publish("t", 4)
+            seen.append(await sub.wait())
+            await hub.publish("t", 6)
+            await hub.publish("t")  # a join, a leave, the start: no version
+            await hub.publish("t", 7)
+            seen.append(await sub.wait())
+            await hub.publish("t", 8)
+            seen.append(await sub.wait())
+        return seen
+
+    assert asyncio.run(main()) == [5, None, 8]

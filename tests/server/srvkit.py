@@ -1,15 +1,21 @@
-"""Helpers of the server tests: WebSocket players with timeouts, game drivers, the leak scan."""
+"""Helpers of the server tests: WebSocket players with timeouts, game drivers, the leak scan,
+and real ``noreturn serve`` processes."""
 
 from __future__ import annotations
 
 import re
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from random import Random
-from typing import Any
+from typing import IO, Any, Protocol
 
 import anyio
+import httpx
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -146,7 +152,17 @@ def connect(client: TestClient, table_id: str, seat: int | None,
         yield player
 
 
-def settle(player: Player, humans: set[int]) -> dict[str, Any]:
+class Reader(Protocol):
+    """A client that keeps the last state it read (``Player`` here, the cluster's ``Client``)."""
+
+    state: dict[str, Any]
+
+    def next_state(self) -> dict[str, Any]:
+        """Read until the next state; return it."""
+        ...
+
+
+def settle(player: Reader, humans: set[int]) -> dict[str, Any]:
     """Read ``player``'s states until the game waits on a person (or is over)."""
     while True:
         state = player.state
@@ -287,3 +303,49 @@ def log_problems(lines: list[str], names: list[str], seat: int | None) -> list[s
                     if not match.group(1).isdigit():
                         problems.append(f"seat {seat}: {line!r} shows {name}'s tiles")
     return problems
+
+
+# ------------------------------------------------------------------ real server processes
+def free_port() -> int:
+    """A TCP port free on the loopback interface now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def spawn_serve(port: int, db_url: str, *options: str,
+                output: int | IO[str] = subprocess.DEVNULL) -> subprocess.Popen[str]:
+    """``noreturn serve`` on ``port`` with no bot delay, as a child process."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "noreturn", "serve", "--port", str(port), "--bot-delay", "0",
+         "--db", db_url, *options],
+        stdout=output, stderr=subprocess.STDOUT, text=True)
+
+
+def wait_serving(base: str, process: subprocess.Popen[str], seconds: float = 30.0) -> None:
+    """Wait until the server at ``base`` answers HTTP.
+
+    Raises:
+        httpx.TransportError: it did not within ``seconds``, or the process ended.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            httpx.get(f"{base}/api/tables", timeout=2)
+            return
+        except httpx.TransportError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise
+            time.sleep(0.1)
+
+
+def stop_process(process: subprocess.Popen[str]) -> None:
+    """Terminate ``process`` and reap it (killed if it does not stop in 10 s)."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -22,7 +22,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -38,7 +37,15 @@ from typing import Any
 import httpx
 import pytest
 from conftest import PG_URL, _with_schema, pg_problem
-from srvkit import scan, states_by_version
+from srvkit import (
+    free_port,
+    scan,
+    settle,
+    spawn_serve,
+    states_by_version,
+    stop_process,
+    wait_serving,
+)
 from typer.testing import CliRunner
 
 from noreturn.cli import app
@@ -97,12 +104,6 @@ def fresh_schema() -> Iterator[tuple[str, str]]:
             conn.execute(f"drop schema if exists {schema} cascade")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class Server:
     """One ``noreturn serve`` process with Redis, output in a log file."""
 
@@ -111,23 +112,15 @@ class Server:
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = log_dir / f"{name}.log"
         with self.log.open("w") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "noreturn", "serve", "--port", str(self.port),
-                 "--bot-delay", "0", "--db", db_url, "--redis", REDIS_URL,
-                 "--takeover-after", str(TAKEOVER)],
-                stdout=out, stderr=subprocess.STDOUT, text=True)
+            self.process = spawn_serve(self.port, db_url, "--redis", REDIS_URL,
+                                       "--takeover-after", str(TAKEOVER), output=out)
 
     def ready(self) -> None:
         """Wait until the process answers HTTP (it migrated and connected to Redis)."""
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"{self.base}/api/tables", timeout=2)
-                return
-            except httpx.TransportError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise AssertionError(f"the server did not start:\n{self.output()}") from None
-                time.sleep(0.1)
+        try:
+            wait_serving(self.base, self.process)
+        except httpx.TransportError:
+            raise AssertionError(f"the server did not start:\n{self.output()}") from None
 
     def ws(self, table_id: str) -> str:
         return self.base.replace("http://", "ws://") + f"/ws/tables/{table_id}"
@@ -141,13 +134,7 @@ class Server:
         self.process.wait(timeout=10)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
 
 @dataclass
@@ -273,16 +260,6 @@ class Client:
             elif message["type"] != "state":
                 others.append(message)
         return others
-
-
-def settle(client: Client, humans: set[int]) -> dict[str, Any]:
-    """Read ``client``'s states until the game waits on a person (or is over)."""
-    while True:
-        state = client.state
-        if state["status"] == "finished" or (
-                state["status"] == "playing" and state["view"]["to_move"] in humans):
-            return state
-        client.next_state()
 
 
 def play(clients: dict[int, Client], rng: Random, moves: int = 10_000,

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-import socket
 import statistics
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -23,7 +20,18 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from srvkit import Player, connect, create, receive, settle, start
+from srvkit import (
+    Player,
+    connect,
+    create,
+    free_port,
+    receive,
+    settle,
+    spawn_serve,
+    start,
+    stop_process,
+    wait_serving,
+)
 from starlette.websockets import WebSocketDisconnect
 
 from noreturn.server import create_app
@@ -264,39 +272,17 @@ def test_table_creation_is_not_capped_by_default(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ a real server
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
     """``noreturn serve`` on SQLite (the default limits, uvicorn's frame limit); its URL."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "noreturn", "serve", "--port", str(port), "--bot-delay", "0",
-         "--db", f"sqlite:///{tmp_path / 'serve.db'}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = spawn_serve(port, f"sqlite:///{tmp_path / 'serve.db'}")
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"{base}/api/tables", timeout=2)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.1)
+        wait_serving(base, process)
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
 
 
 def new_game(base: str) -> tuple[str, str]:

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from random import Random
 
 import httpx
 import pytest
+from srvkit import free_port, spawn_serve, stop_process, wait_serving
 from typer.testing import CliRunner
 
 from noreturn.cli import app
@@ -22,42 +20,20 @@ websockets_client = pytest.importorskip("websockets.sync.client",
                                         reason="the websockets package is not installed")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
     """A ``noreturn serve`` process on SQLite in ``tmp_path``; its base URL."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "noreturn", "serve", "--port", str(port), "--bot-delay", "0",
-         "--db", f"sqlite:///{tmp_path / 'serve.db'}"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = spawn_serve(port, f"sqlite:///{tmp_path / 'serve.db'}", output=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
         assert process.stdout is not None
         first = process.stdout.readline()
         assert f"http://localhost:{port}/" in first, first
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(f"{base}/api/tables", timeout=2)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.1)
+        wait_serving(base, process, seconds=20)
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
 
 
 def test_serve_help_names_its_options() -> None:

@@ -16,6 +16,7 @@ every number (docs/rl.md describes them for people).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -137,8 +138,8 @@ def observation_tensor(seen: View) -> Observation:
     out = np.zeros(lay.size, dtype=np.float32)
     kinds, copies = lay.kinds, float(rules.copies)
 
-    def plane(start: int, tiles_in: object) -> None:
-        for tile in tiles_in:  # type: ignore[attr-defined]
+    def plane(start: int, tiles_in: Iterable[int]) -> None:
+        for tile in tiles_in:
             out[start + tile_index(rules, tile)] += 1.0 / copies
 
     plane(0, seen.hand)

@@ -178,3 +178,30 @@ def test_place_is_judged_by_the_engine() -> None:
     assert len(colours) > 1  # this seed's hand: the test needs two colours
     mixed = tuple(min(t for t in hand if t >> 5 == c) for c in colours[:2])
     assert table.try_action(Place(mixed)) == "place tiles of one colour only"
+
+
+def test_legal_texts_follow_every_change_of_the_game_undo_and_takeover_included() -> None:
+    """They are kept per version: a stale list would offer moves of an earlier turn."""
+    table = LocalTable(make_seats(2, ["Ada"], ["greedy"]), seed=9)
+    seen: list[list[str]] = []
+    undone = False
+    for turn in range(12):
+        table.run_bots()
+        if table.is_over():
+            break
+        texts = table.legal_texts()
+        assert texts == [str(a) for a in table.legal_actions()] and texts
+        texts.append("not a move")  # the caller's copy: the kept list is not touched
+        assert "not a move" not in table.legal_texts()
+        seen.append(table.legal_texts())
+        if turn >= 5 and not undone and table.undo() is None:
+            undone = True
+            assert table.legal_texts() == seen[-2]
+            continue
+        assert table.try_action(table.hint()[0]) is None
+        assert table.legal_texts() == [str(a) for a in table.legal_actions()]
+    assert undone and len(seen) >= 6
+    table.run_bots()
+    if not table.is_over():
+        table.replace_by_bot(0, "greedy")
+        assert table.legal_texts() == [] and table.legal_actions() == []

@@ -164,6 +164,7 @@ class LocalTable:
             {r: [] for r in [*readers, None]},
         )
         self._checkpoints: list[_Progress] = []
+        self._legal_texts: tuple[int, list[str]] = (-1, [])
         self._declared_since = False
         self._draw_all()
 
@@ -213,6 +214,13 @@ class LocalTable:
     def legal_actions(self) -> list[Action]:
         """The legal actions of the person to move, in canonical order ([] on a bot's turn)."""
         return legal_actions(self.state) if self.human_to_move() else []
+
+    def legal_texts(self) -> list[str]:
+        """``legal_actions`` as text: kept per version, since a server sends them with
+        every state message of the seat to move and they cost more than the message."""
+        if self._legal_texts[0] != self.version:
+            self._legal_texts = (self.version, [str(a) for a in self.legal_actions()])
+        return list(self._legal_texts[1])
 
     def log(self, seat: int | None) -> list[str]:
         """The turn log as ``seat`` may read it (a person's seat, or None for spectators)."""

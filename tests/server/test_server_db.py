@@ -64,7 +64,8 @@ def test_the_database_refuses_a_second_move_at_the_same_version(db_url: str) -> 
 
 
 def test_two_services_on_one_database_see_each_others_moves(db_url: str) -> None:
-    """Two processes' worth of caches: each catches up from the database before acting."""
+    """Two processes' worth of caches: a move decided on a copy the other process moved
+    past is refused (``stale``); a read catches the copy up."""
     engine = make_engine(db_url)
     migrate(engine)
     one, two = TableService(engine), TableService(engine)

@@ -1,4 +1,7 @@
-"""Bots with no delay play a run of moves in one transaction; notices carry a move's version.
+"""Bots with no delay play a run of moves in one write; notices carry a move's version.
+
+A move is decided on the game as this process holds it and stored without a read first;
+a copy that fell behind another writer's moves can store nothing (``stale``).
 
 A connection skips a move notice for a version it has sent already, and builds a state from
 this process's cache when it knows the table at that version: these tests pin the pieces
@@ -16,7 +19,13 @@ from sqlalchemy import func, select
 from noreturn.server.broadcast import LocalBroadcaster
 from noreturn.server.db import MoveRow, make_engine, migrate
 from noreturn.server.schemas import CreateTable, SeatIn
-from noreturn.server.service import FAST_RUN, ForbiddenError, TableService, hash_token
+from noreturn.server.service import (
+    FAST_RUN,
+    ConflictError,
+    ForbiddenError,
+    TableService,
+    hash_token,
+)
 
 SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 
@@ -45,6 +54,66 @@ def test_a_run_of_fast_bot_moves_is_stored_in_one_turn(db_url: str) -> None:
     assert fresh.state_message(table_id, None)["version"] == version
     assert service.state_message(table_id, None, moved_to=version) == fresh.state_message(
         table_id, None)
+    engine.dispose()
+
+
+def _started(service: TableService, seats: list[SeatIn]) -> tuple[str, str]:
+    """A started table of ``seats`` (one person first); its id and the person's token."""
+    created = service.create(CreateTable(seats=seats, rules=SMALL))
+    table_id = created["table"]["id"]
+    token = created["seat_links"][0]["token"]
+    service.join(table_id, token, None)
+    service.start(table_id, token)
+    return table_id, token
+
+
+def test_a_persons_move_and_the_fast_bots_after_it_are_stored_in_one_write(
+        db_url: str) -> None:
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    table_id, token = _started(service, [SeatIn(kind="human", name="Ada"),
+                                         SeatIn(kind="bot", level="greedy"),
+                                         SeatIn(kind="bot", level="random")])
+    while service.bot_turn(table_id, run_on=True) is not None:
+        pass
+    state = service.state_message(table_id, 0, hash_token(token))
+    assert state["legal"], "the person is to move"
+    version = service.act(table_id, 0, state["legal"][-1], state["version"], bots_after=True)
+    assert version > state["version"] + 1  # the person's move and at least one bot's
+    assert _moves(service, table_id) == version
+    after = service.state_message(table_id, 0, hash_token(token), moved_to=version)
+    assert after["version"] == version
+    assert after["legal"] or after["status"] == "finished"  # no bot is left to move
+    assert service.bot_turn(table_id, run_on=True) is None
+    fresh = TableService(engine)  # the stored moves replay to the same state
+    assert fresh.state_message(table_id, 0, hash_token(token)) == after
+    engine.dispose()
+
+
+def test_a_move_decided_on_an_outdated_copy_stores_nothing_and_is_stale(db_url: str) -> None:
+    """Two processes' worth of memory: one holds the game, the other moves it on; the
+    first's next move, decided on its outdated copy without a read, is refused."""
+    engine = make_engine(db_url)
+    migrate(engine)
+    one, two = TableService(engine), TableService(engine)
+    table_id, token = _started(one, [SeatIn(kind="human", name="Ada"),
+                                     SeatIn(kind="bot", level="greedy")])
+    while one.bot_turn(table_id, run_on=True) is not None:
+        pass
+    digest = hash_token(token)
+    state = one.state_message(table_id, 0, digest)
+    moved = two.act(table_id, 0, state["legal"][0], state["version"], bots_after=True)
+    stored = _moves(one, table_id)
+    assert stored == moved
+    with pytest.raises(ConflictError) as refused:  # one still holds the old version
+        one.act(table_id, 0, state["legal"][-1], state["version"], bots_after=True)
+    assert refused.value.code == "stale"
+    assert _moves(one, table_id) == stored  # nothing stored, not even the bots' moves
+    now = one.state_message(table_id, 0, digest)  # it reads again ...
+    assert now == two.state_message(table_id, 0, digest) and now["version"] == moved
+    if now["legal"]:  # ... and plays on from there
+        assert one.act(table_id, 0, now["legal"][0], moved) > moved
     engine.dispose()
 
 

@@ -409,7 +409,8 @@ class PlayChannel:
             await conn.send({"type": "pong"})
         elif kind == "action":
             text, version = field(data, "action", str), field(data, "version", int)
-            moved = await run(self.service.act, table_id, conn.seat, text, version)
+            moved = await run(self.service.act, table_id, conn.seat, text, version,
+                              not self.bots.delay)
             await self.hub.publish(table_id, moved)
             self.bots.kick(table_id)
         elif kind == "check":

@@ -2,15 +2,18 @@
 
 Everything a table is lives in the database (``db``): the seats, the secret seed and every
 accepted move. A game is a ``LocalTable`` dealt from the seed with the stored moves replayed
-(``LocalTable.replay``); a cache keeps one per table and, before each use, catches up with
-the moves stored since (by this process or, later, by another). So a restart loses nothing,
-and a second process would need no other state than the database's.
+(``LocalTable.replay``); ``games.Games`` keeps one per table in memory with what a state
+message needs of its seats, and catches up with the moves stored since (by this process or
+another) whenever a read shows the table moved. So a restart loses nothing, and a second
+process needs no other state than the database's.
 
 Concurrency: the service is synchronous and thread-safe; the web app calls it from worker
 threads, so neither the database nor a thinking bot blocks the event loop. Calls on one
 table are serialized by a lock (one of a fixed set of striped locks); across processes the
 moves table's primary key (table_id, index), with index = the version the move was made
-at, lets one move per version through and refuses the other (a ``stale`` error).
+at, lets one move per version through and refuses the other (a ``stale`` error). That is
+what lets a move be decided on the game as this process holds it, with no read first
+(``games`` explains why that is safe).
 
 The hidden-information rule: what a seat receives is built from ``view(state, seat)`` and
 that seat's own log only (``state_message``); the public ``Table`` has names, kinds and
@@ -26,27 +29,32 @@ import hmac
 import math
 import re
 import secrets
-import threading
 import unicodedata
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any, NoReturn
 
-from sqlalchemy import Engine, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.attributes import set_committed_value
 
 from noreturn.bots.base import BotError, make_bot
 from noreturn.bots.ismcts import IsmctsBot
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import NoReturnError, Rules, parse_action, tile_code
-from noreturn.server.db import MoveRow, SeatRow, TableRow, now, session_factory
+from noreturn.server.db import MoveRow, SeatRow, TableRow, now
+from noreturn.server.games import (
+    KEY_OF_TABLE,
+    Games,
+    Known,
+    Move,
+    StaleError,
+    public_table,
+    row_key,
+)
 from noreturn.server.replay import public_replay
 from noreturn.server.schemas import NAME_LENGTH, CreateTable
-from noreturn.table import BOT_NAMES, BotMove, LocalTable, Seat
+from noreturn.table import BOT_NAMES, BotMove, LocalTable
 
 TAKEOVER_LEVEL = "medium"
 """The bot that plays on for a person who leaves during the game."""
@@ -55,9 +63,8 @@ BOT_LEVELS = ("easy", "medium", "hard", "expert", "random", "greedy", "heuristic
 MAX_BOT_SECONDS = 5.0
 MAX_BOT_ITERATIONS = 20_000
 FAST_RUN = 32
-"""At most this many fast bot moves in one transaction (``bot_turn(run_on=True)``): a
-bots-only game must not hold its table's lock for long."""
-LOCK_STRIPES = 64
+"""At most this many fast bot moves in one write (``bot_turn(run_on=True)``, ``act(...,
+bots_after=True)``): a bots-only game must not hold its table's lock for long."""
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a table id can look like (``secrets.token_urlsafe``); anything else names no table
 and never reaches the database (PostgreSQL refuses a NUL character in a query: an error)."""
@@ -100,6 +107,11 @@ class ConflictError(ServiceError):
 
     status = 409
     code = "conflict"
+
+
+def _stale() -> ConflictError:
+    return ConflictError("the game moved on meanwhile: look at the new state and try again",
+                         "stale")
 
 
 def hash_token(token: str) -> str:
@@ -153,107 +165,25 @@ def clean_name(name: str | None, default: str) -> str:
     return text
 
 
-def _utc(moment: datetime) -> datetime:
-    """``moment`` with its zone (SQLite hands back naive UTC times)."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-class _Known:
-    """What a state message needs of a table besides its game, as read at ``key``: the
-    table's (version, status, updated_at), which every change of the table or its seats
-    alters. Immutable once made (shared between threads)."""
-
-    __slots__ = ("key", "names", "status", "table", "token_hashes", "version")
-
-    def __init__(self, key: tuple[int, str, datetime], names: tuple[str, ...],
-                 token_hashes: tuple[str | None, ...], table: dict[str, Any]) -> None:
-        self.key = key
-        self.version, self.status = key[0], key[1]
-        self.names = names
-        self.token_hashes = token_hashes
-        self.table = table
-
-    @classmethod
-    def read(cls, row: TableRow, seats: list[SeatRow], table: dict[str, Any]) -> _Known:
-        """From the rows as read (``table``: their public form)."""
-        return cls(_key(row), tuple(s.name for s in seats),
-                   tuple(s.token_hash for s in seats), table)
-
-    def moved(self, row: TableRow) -> _Known:
-        """The same seats after a move stored from ``row`` (its new version and status)."""
-        return _Known(_key(row), self.names, self.token_hashes,
-                      {**self.table, "status": row.status, "version": row.version,
-                       "result": row.result})
-
-
-def _key(row: Any) -> tuple[int, str, datetime]:
-    """A table row's (version, status, updated_at): changed by every change of the table."""
-    return int(row.version), str(row.status), _utc(row.updated_at)
-
-
 class TableService:
     """The tables of one database; see the module docstring."""
 
     def __init__(self, engine: Engine, cache_size: int = 256) -> None:
         """Serve the tables in ``engine``'s database (migrated already)."""
         self.engine = engine
-        self.sessions = session_factory(engine)
-        self.cache_size = cache_size
-        self.reader = engine.execution_options(isolation_level="AUTOCOMMIT")
-        """Single reads with no transaction around them (no BEGIN/ROLLBACK round trips)."""
-        self._cache: OrderedDict[str, LocalTable] = OrderedDict()
-        self._known: OrderedDict[str, _Known] = OrderedDict()  # state_message: seats by key
-        self._cache_guard = threading.Lock()
-        self._stripes = [threading.Lock() for _ in range(LOCK_STRIPES)]
+        self.games = Games(engine, cache_size)
+        self.sessions = self.games.sessions
         self._not_waiting: dict[str, int] = {}  # stalled_games: game -> version, no bot due
 
     # ---------------------------------------------------------------- plumbing
     @contextmanager
-    def _locked(self, table_id: str) -> Iterator[None]:
-        """Hold the lock of ``table_id`` (striped: a bounded set of locks for any ids)."""
-        lock = self._stripes[int(hash_token(table_id)[:8], 16) % LOCK_STRIPES]
-        with lock:
-            yield
-
-    @contextmanager
     def _transaction(self, table_id: str) -> Iterator[Session]:
-        """A session in a transaction on ``table_id``, under its lock.
-
-        Commits at the end. A refusal (``ServiceError``) is raised before anything changes;
-        any other failure may leave the cached game ahead of the database, so the cache
-        entry is dropped and the game is rebuilt from the database next time. A move
-        stored meanwhile by another writer at the same version becomes a ``stale`` error.
-        """
-        with self._locked(table_id):
-            try:
-                with self.sessions.begin() as session:
-                    yield session
-                moved = session.info.get("moved")
-                if moved is not None:
-                    self._moved(table_id, *moved)
-            except ServiceError:
-                raise
-            except IntegrityError as exc:
-                self._forget(table_id)
-                raise ConflictError("the game moved on meanwhile: look at the new state and "
-                               "try again", "stale") from exc
-            except BaseException:
-                self._forget(table_id)
-                raise
-
-    def _moved(self, table_id: str, old_key: tuple[int, str, datetime], row: TableRow) -> None:
-        """A move from ``old_key`` was committed (an action: the seats did not change): the
-        seats known at ``old_key`` hold at the row's new key too, so the next state
-        message needs no full read."""
-        with self._cache_guard:
-            known = self._known.get(table_id)
-            if known is not None and known.key == old_key:
-                self._known[table_id] = known.moved(row)
-
-    def _forget(self, table_id: str) -> None:
-        with self._cache_guard:
-            self._cache.pop(table_id, None)
-            self._known.pop(table_id, None)
+        """``Games.transaction``, with a move stored meanwhile elsewhere as ``stale``."""
+        try:
+            with self.games.transaction(table_id) as session:
+                yield session
+        except StaleError as exc:
+            raise _stale() from exc
 
     @staticmethod
     def _row_missing(table_id: str) -> NoReturn:
@@ -284,74 +214,40 @@ class TableService:
         query = select(SeatRow).where(SeatRow.table_id == table_id).order_by(SeatRow.seat)
         return list(session.scalars(query))
 
-    def _game(self, session: Session, row: TableRow) -> LocalTable:
-        """The table's game, caught up with every stored move.
+    def _read(self, table_id: str) -> tuple[Known, LocalTable | None]:
+        """The table as stored now, its game caught up (None in the lobby)."""
+        with self._transaction(table_id) as session:
+            return self.games.load(session, *self._row_and_seats(session, table_id))
 
-        Raises:
-            NoReturnError: a stored move does not replay (the database was changed by hand,
-                or the deck's algorithm changed under a game in progress).
+    def _current(self, table_id: str, version: int | None = None) -> tuple[
+            Known, LocalTable | None]:
+        """The table as this process holds it if its game is at ``version`` (any version
+        when None), else as stored now. Call under the table's lock.
+
+        What is held may be behind another process's writes; a move made on it is then
+        refused when stored (``Games.store``), so acting on it is safe.
         """
-        with self._cache_guard:
-            game = self._cache.get(row.id)
-        if game is None or game.version > row.version:
-            seats = self._seats(session, row.id)
-            game = LocalTable(
-                [Seat(s.name, None if s.kind == "human" else s.level) for s in seats],
-                Rules.from_dict(row.rules), seed=row.seed, undo=False)
-        if game.version < row.version:
-            query = (select(MoveRow).where(MoveRow.table_id == row.id,
-                                           MoveRow.index >= game.version)
-                     .order_by(MoveRow.index))
-            for move in session.scalars(query):
-                if move.index != game.version:
-                    raise NoReturnError(f"table {row.id}: move {move.index} is missing")
-                if move.kind == "leave":
-                    game.replace_by_bot(move.seat, move.text)
-                else:
-                    game.replay(parse_action(move.text), move.note)
-        with self._cache_guard:
-            self._cache[row.id] = game
-            self._cache.move_to_end(row.id)
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        return game
+        cached = self.games.cached(table_id)
+        if cached is not None and (version is None or cached[1].version == version):
+            return cached
+        return self._read(table_id)
 
-    def _store(self, session: Session, row: TableRow, game: LocalTable, before: int,
-               seat: int, kind: str, text: str, note: str = "") -> None:
-        """Store the move just made in ``game`` at version ``before``, and the table row.
+    def _store(self, known: Known, game: LocalTable, moves: list[Move]) -> None:
+        """``Games.store``, with a refusal as ``stale``."""
+        try:
+            self.games.store(known, game, moves)
+        except StaleError as exc:
+            raise _stale() from exc
 
-        The insert fails (IntegrityError) when that version's move is stored already.
-        """
-        moment = now()
-        old_key = _key(row)
-        if not game.is_over():
-            # Core statements: the ORM's flush of the same two costs more CPU than the
-            # database does (the server's hottest path); the row learns its new values.
-            session.execute(insert(MoveRow).values(
-                table_id=row.id, index=before, seat=seat, kind=kind, text=text, note=note,
-                created_at=moment))
-            session.execute(update(TableRow).where(TableRow.id == row.id).values(
-                version=game.version, updated_at=moment))
-            set_committed_value(row, "version", game.version)
-            set_committed_value(row, "updated_at", moment)
-            if kind == "action":  # the seats are as they were: see _transaction
-                session.info.setdefault("moved", (old_key, row))  # the first move's key
-            return
-        session.add(MoveRow(table_id=row.id, index=before, seat=seat, kind=kind, text=text,
-                            note=note, created_at=moment))
-        row.version = game.version
-        row.updated_at = moment
-        if game.is_over():
-            state = game.state
-            row.status = "finished"
-            row.result = {"scores": state.scores(), "ranks": state.ranks()}
-            record = game.record()
-            record["meta"] = {**record.get("meta", {}), "table": row.id,
-                              "date": _utc(row.created_at).date().isoformat()}
-            row.record = record
-        session.flush()
-        if kind == "action":  # the seats are as they were: see _transaction
-            session.info.setdefault("moved", (old_key, row))  # the first move's key
+    @contextmanager
+    def _changing(self, table_id: str) -> Iterator[None]:
+        """Around changing a held game before it is stored: if anything fails on the way,
+        the held copy (now ahead of the database) is forgotten."""
+        try:
+            yield
+        except BaseException:
+            self.games.forget(table_id)
+            raise
 
     def _authenticate(self, seats: list[SeatRow], token: str | None) -> SeatRow:
         """The seat whose token this is.
@@ -371,25 +267,6 @@ class TableService:
             raise ForbiddenError("this token does not hold a seat at this table: use the link "
                             "you were given")
         return found
-
-    @staticmethod
-    def _table(row: TableRow, seats: list[SeatRow]) -> dict[str, Any]:
-        """The public ``Table``: no token, no seed, no tile."""
-        return {
-            "id": row.id,
-            "status": row.status,
-            "created_at": _utc(row.created_at).isoformat().replace("+00:00", "Z"),
-            "rules": dict(row.rules),
-            "seats": [{
-                "seat": s.seat,
-                "kind": "bot" if s.replaced_by or s.kind == "bot" else "human",
-                "name": s.name,
-                "level": s.replaced_by or s.level,
-                "joined": s.joined,
-            } for s in seats],
-            "version": row.version,
-            "result": row.result,
-        }
 
     # ------------------------------------------------------------------- lobby
     def create(self, body: CreateTable) -> dict[str, Any]:
@@ -443,7 +320,7 @@ class TableService:
             session.flush()
             session.add_all(seat_rows)
             session.flush()
-            table = self._table(row, seat_rows)
+            table = public_table(row, seat_rows)
         return {
             "table": table,
             "seat_links": [{"seat": i, "name": names[i], "token": token,
@@ -465,13 +342,13 @@ class TableService:
                                         .order_by(SeatRow.seat))
                 for seat in found:
                     seats[seat.table_id].append(seat)
-            return [self._table(row, seats[row.id]) for row in rows]
+            return [public_table(row, seats[row.id]) for row in rows]
 
     def get(self, table_id: str) -> dict[str, Any]:
         """One table's public description."""
         with self.sessions() as session:
             row = self._row(session, table_id)
-            return self._table(row, self._seats(session, table_id))
+            return public_table(row, self._seats(session, table_id))
 
     def seat_of(self, table_id: str, token: str | None) -> tuple[int, str]:
         """The seat a token holds at this table, and the token's digest.
@@ -501,7 +378,8 @@ class TableService:
                 seat.name = new
             seat.joined = True
             row.updated_at = now()
-            return self._table(row, seats)
+            self.games.forget(table_id, game_too=False)  # the seats changed
+            return public_table(row, seats)
 
     def start(self, table_id: str, token: str | None) -> dict[str, Any]:
         """Start the game (the token's seat counts as joined).
@@ -524,7 +402,8 @@ class TableService:
             seat.joined = True
             row.status = "playing"
             row.updated_at = now()
-            return self._table(row, seats)
+            self.games.forget(table_id, game_too=False)  # the seats changed
+            return public_table(row, seats)
 
     def leave(self, table_id: str, token: str | None) -> dict[str, Any]:
         """Leave: in the lobby the seat is free again; during the game a bot takes it over.
@@ -538,15 +417,20 @@ class TableService:
             if row.status == "finished":
                 raise ConflictError("the game is over: there is nothing to leave")
             if row.status == "playing":
-                game = self._game(session, row)
+                game = self.games.game(session, row, seats)
                 before = game.version
                 game.replace_by_bot(seat.seat, TAKEOVER_LEVEL)
-                self._store(session, row, game, before, seat.seat, "leave", TAKEOVER_LEVEL)
+                session.add(MoveRow(table_id=row.id, index=before, seat=seat.seat,
+                                    kind="leave", text=TAKEOVER_LEVEL, note="",
+                                    created_at=now()))
+                row.version = game.version
                 seat.replaced_by = TAKEOVER_LEVEL
                 seat.token_hash = None
             seat.joined = False
             row.updated_at = now()
-            return self._table(row, seats)
+            session.flush()
+            self.games.forget(table_id, game_too=False)  # the seats changed
+            return public_table(row, seats)
 
     def record(self, table_id: str) -> dict[str, Any]:
         """The finished game's record (RECORD.md).
@@ -576,12 +460,12 @@ class TableService:
         Cheap when nothing but the game moved since this process last looked: one
         single-row read of the table's (version, status, updated_at), which every change
         of a table or its seats alters (a move, a leave, a join, the start), and, when it
-        is the one this process has seen with the seats and the cached game is at that
-        version, the message is built from them with no transaction. Otherwise the row
-        and its seats are read (in one query) and the game caught up.
+        is the one this process holds with the seats and the game at that version, the
+        message is built from them with no transaction. Otherwise the row and its seats
+        are read (in one query) and the game caught up.
 
         ``moved_to``: the version a move notice carried (``app.BotRunner``, an action).
-        When this process knows the table's seats and game at that version or later (it
+        When this process holds the table's seats and game at that version or later (it
         stored or read them), the message is built from them with no read at all: a
         version is made by exactly one stored move, and the seats change during play only
         with a stored move of their own (a leave, whose notice carries no version), so
@@ -591,39 +475,24 @@ class TableService:
         if not TABLE_ID.fullmatch(table_id):
             self._row_missing(table_id)
         if moved_to is not None:
-            with self._locked(table_id):
-                with self._cache_guard:
-                    known = self._known.get(table_id)
-                    game = self._cache.get(table_id)
-                if (known is not None and known.status != "lobby" and game is not None
-                        and game.version == known.version >= moved_to):
-                    return self._state(known, game, seat, token_hash)
-        with self.reader.connect() as conn:
-            key = conn.execute(select(TableRow.version, TableRow.status, TableRow.updated_at)
-                               .where(TableRow.id == table_id)).first()
+            with self.games.locked(table_id):
+                cached = self.games.cached(table_id)
+                if cached is not None and cached[0].version >= moved_to:
+                    return self._state(*cached, seat, token_hash)
+        with self.games.autocommit.connect() as conn:
+            key = conn.execute(KEY_OF_TABLE, {"table_id": table_id}).first()
         if key is None:
             self._row_missing(table_id)
-        with self._locked(table_id):
-            with self._cache_guard:
-                known = self._known.get(table_id)
-                game = self._cache.get(table_id)
-            if known is not None and known.key == _key(key) and (
+        with self.games.locked(table_id):
+            known, game = self.games.known(table_id)
+            if known is not None and known.key == row_key(key) and (
                     known.status == "lobby" or (game is not None
                                                 and game.version == known.version)):
                 return self._state(known, game, seat, token_hash)
-        with self._transaction(table_id) as session:
-            row, seats = self._row_and_seats(session, table_id)
-            known = _Known.read(row, seats, self._table(row, seats))
-            game = self._game(session, row) if row.status != "lobby" else None
-            with self._cache_guard:
-                self._known[table_id] = known
-                self._known.move_to_end(table_id)
-                while len(self._known) > self.cache_size:
-                    self._known.popitem(last=False)
-            return self._state(known, game, seat, token_hash)
+            return self._state(*self._read(table_id), seat, token_hash)
 
     @staticmethod
-    def _state(known: _Known, game: LocalTable | None, seat: int | None,
+    def _state(known: Known, game: LocalTable | None, seat: int | None,
                token_hash: str | None) -> dict[str, Any]:
         """The state message from a table's seats (``known``) and its game (under its lock)."""
         if seat is not None:
@@ -644,7 +513,7 @@ class TableService:
             version=game.version,
             view=view_to_json(seen),
             unseen={tile_code(t): n for t, n in sorted(seen.unseen().items()) if n > 0},
-            legal=[str(a) for a in game.legal_actions()] if mine else [],
+            legal=game.legal_texts() if mine else [],
             log=game.log(seat),
         )
         if game.is_over():
@@ -653,17 +522,20 @@ class TableService:
                                  "lines": game.result_lines()}
         return message
 
-    def _playing(self, session: Session, table_id: str, seat: int | None) -> tuple[
-            TableRow, LocalTable]:
-        """The table and its game, for a seat that wants to play now."""
-        row = self._row(session, table_id)
+    @staticmethod
+    def _playing(known: Known, game: LocalTable | None, seat: int | None) -> LocalTable:
+        """The game, for a seat that wants to play now.
+
+        Raises:
+            ConflictError: a spectator, or the game has not started or is over.
+        """
         if seat is None:
             raise ConflictError("spectators watch: open your seat link to play", "spectator")
-        if row.status == "lobby":
+        if known.status == "lobby" or game is None:
             raise ConflictError("the game has not started yet: wait for the start", "not_started")
-        if row.status == "finished":
+        if known.status == "finished":
             raise ConflictError("the game is over", "over")
-        return row, self._game(session, row)
+        return game
 
     @staticmethod
     def _turn(game: LocalTable, seat: int) -> None:
@@ -671,17 +543,27 @@ class TableService:
         if mover != seat:
             who = "nobody" if mover is None else game.names[mover]
             raise ConflictError(f"it is not your turn: {who} is to move", "not_your_turn")
+        if not game.human_to_move():  # the person left: a bot plays the seat now
+            raise ForbiddenError("this seat's token no longer holds it (you left the game)")
 
-    def act(self, table_id: str, seat: int | None, text: str, version: int) -> int:
+    def act(self, table_id: str, seat: int | None, text: str, version: int,
+            bots_after: bool = False) -> int:
         """Play ``text`` for ``seat`` if it is its turn, ``version`` is current and the rules
         allow it; returns the new version.
+
+        ``bots_after`` (bots with no delay): the fast bots to move next play on and are
+        stored with the person's move in one write (``_bot_run``), so the person's
+        next state comes at once, after them.
 
         Raises:
             ServiceError: with the protocol's code (stale, not_your_turn, malformed,
                 illegal, ...); nothing changed.
         """
-        with self._transaction(table_id) as session:
-            row, game = self._playing(session, table_id, seat)
+        if not TABLE_ID.fullmatch(table_id):
+            self._row_missing(table_id)
+        with self.games.locked(table_id):
+            known, held = self._current(table_id, version)
+            game = self._playing(known, held, seat)
             assert seat is not None
             if version != game.version:
                 raise ConflictError(f"the game has moved on (it is at version {game.version}, you "
@@ -695,11 +577,23 @@ class TableService:
             problem = game.why_not(action)
             if problem is not None:
                 raise ConflictError(f"{action} is not allowed: {problem}", "illegal")
-            before = game.version
-            if game.try_action(action) is not None:  # pragma: no cover - checked just above
-                raise ConflictError(f"{action} is not allowed", "illegal")
-            self._store(session, row, game, before, seat, "action", str(action))
+            with self._changing(table_id):
+                moves = [Move(game.version, seat, "action", str(action))]
+                if game.try_action(action) is not None:  # pragma: no cover - checked above
+                    raise ConflictError(f"{action} is not allowed", "illegal")
+                if bots_after:
+                    moves += self._bot_run(game, FAST_RUN)
+                self._store(known, game, moves)
             return game.version
+
+    def _checked_game(self, table_id: str, seat: int | None) -> LocalTable:
+        """The game as stored now, for ``check`` and ``hint`` (its seat to move)."""
+        if not TABLE_ID.fullmatch(table_id):
+            self._row_missing(table_id)
+        game = self._playing(*self._read(table_id), seat)
+        assert seat is not None
+        self._turn(game, seat)
+        return game
 
     def check(self, table_id: str, seat: int | None, text: str) -> tuple[bool, str | None]:
         """Whether ``seat`` may play ``text`` now, and why not.
@@ -708,24 +602,21 @@ class TableService:
         the state then, since the rules would judge it against the hand of the player to
         move (and the answer would tell about that hand).
         """
-        with self._transaction(table_id) as session:
-            _row, game = self._playing(session, table_id, seat)
-            assert seat is not None
+        with self.games.locked(table_id):
             try:
-                self._turn(game, seat)
+                game = self._checked_game(table_id, seat)
                 action = parse_action(text)
-            except (ServiceError, NoReturnError) as exc:
+            except (ConflictError, NoReturnError) as exc:
+                if getattr(exc, "code", None) in ("spectator", "not_started", "over"):
+                    raise
                 return False, getattr(exc, "message", str(exc))
             problem = game.why_not(action)
             return problem is None, problem
 
     def hint(self, table_id: str, seat: int | None) -> tuple[str, str]:
         """A suggested action for ``seat`` on its turn, with the reason."""
-        with self._transaction(table_id) as session:
-            _row, game = self._playing(session, table_id, seat)
-            assert seat is not None
-            self._turn(game, seat)
-            action, reason = game.hint()
+        with self.games.locked(table_id):
+            action, reason = self._checked_game(table_id, seat).hint()
             return str(action), reason
 
     # -------------------------------------------------------------------- bots
@@ -740,47 +631,43 @@ class TableService:
             return self.bot_apply(table_id, turn()) is not None
         return turn is not None
 
+    @staticmethod
+    def _bot_run(game: LocalTable, most: int) -> list[Move]:
+        """Let the fast bots to move play, up to ``most`` moves, until a person or a slow
+        bot (ISMCTS) is to move or the game is over; the moves made."""
+        made: list[Move] = []
+        while (len(made) < most and game.bot_to_move()
+               and not isinstance(game.bots[game.state.to_move], IsmctsBot)):
+            move = game.bot_job()()
+            if not game.apply_bot(move):  # pragma: no cover - decided on this very state
+                break
+            made.append(Move(move.version, move.seat, "action", str(move.action), move.note))
+        return made
+
     def bot_turn(self, table_id: str, run_on: bool = False) -> int | Callable[[], BotMove] | None:
         """The bot to move's turn: None if no bot is to move; a fast bot (any but ISMCTS,
-        deciding in well under a millisecond) decides and its move is stored in this one
-        transaction (the new version is returned); a slow one's decision is returned, to be
-        made outside the table's lock (it may take seconds) and stored by ``bot_apply``.
+        deciding in well under a millisecond) decides and its move is stored now (the new
+        version is returned); a slow one's decision is returned, to be made outside the
+        table's lock (it may take seconds) and stored by ``bot_apply``.
 
         ``run_on`` (bots with no delay): the fast bots to move after it play on in the same
-        transaction, up to ``FAST_RUN`` moves, until a person or a slow bot is to move or
-        the game is over: one commit and one notice for the lot instead of one each (the
+        write, up to ``FAST_RUN`` moves, until a person or a slow bot is to move or the
+        game is over: one write and one notice for the lot instead of one each (the
         clients get the newest state, which may skip versions: docs/server-protocol.md).
         """
-        with self._transaction(table_id) as session:
-            row = self._row(session, table_id)
-            if row.status != "playing":
-                return None
-            game = self._game(session, row)
-            if not game.bot_to_move():
+        if not TABLE_ID.fullmatch(table_id):
+            self._row_missing(table_id)
+        with self.games.locked(table_id):
+            known, game = self._current(table_id)
+            if known.status != "playing" or game is None or not game.bot_to_move():
                 return None
             if isinstance(game.bots[game.state.to_move], IsmctsBot):
                 return game.bot_job()
-            made: list[tuple[int, BotMove]] = []
-            for _ in range(FAST_RUN if run_on else 1):
-                move = game.bot_job()()
-                before = game.version
-                if not game.apply_bot(move):  # pragma: no cover - decided on this very state
-                    break
-                made.append((before, move))
-                if (game.is_over() or not game.bot_to_move()
-                        or isinstance(game.bots[game.state.to_move], IsmctsBot)):
-                    break
-            if not made:  # pragma: no cover - decided on this very state
-                return None
-            if len(made) > 1:  # all but the last in one statement; the last updates the row
-                moment = now()
-                session.execute(insert(MoveRow), [
-                    {"table_id": row.id, "index": before, "seat": move.seat, "kind": "action",
-                     "text": str(move.action), "note": move.note, "created_at": moment}
-                    for before, move in made[:-1]])
-            before, move = made[-1]
-            self._store(session, row, game, before, move.seat, "action", str(move.action),
-                        move.note)
+            with self._changing(table_id):
+                moves = self._bot_run(game, FAST_RUN if run_on else 1)
+                if not moves:  # pragma: no cover - decided on this very state
+                    return None
+                self._store(known, game, moves)
             return game.version
 
     def bot_apply(self, table_id: str, move: BotMove) -> int | None:
@@ -790,19 +677,18 @@ class TableService:
         If the game moved on meanwhile (another process's runner moved first), the move is
         dropped with a ``stale`` ``ConflictError``, and the runner looks again.
         """
-        with self._transaction(table_id) as session:
-            row = self._row(session, table_id)
-            if row.status != "playing":
+        with self.games.locked(table_id):
+            known, game = self._current(table_id, move.version)
+            if known.status != "playing" or game is None:
                 return None
-            game = self._game(session, row)
-            before = game.version
-            if before != move.version:
-                raise ConflictError(f"the game moved on (version {before}) while the bot "
-                                    f"thought about version {move.version}", "stale")
-            if not game.apply_bot(move):
-                return None
-            self._store(session, row, game, before, move.seat, "action", str(move.action),
-                        move.note)
+            if game.version != move.version:
+                raise ConflictError(f"the game moved on (version {game.version}) while the "
+                                    f"bot thought about version {move.version}", "stale")
+            with self._changing(table_id):
+                if not game.apply_bot(move):
+                    return None
+                self._store(known, game, [Move(move.version, move.seat, "action",
+                                               str(move.action), move.note)])
             return game.version
 
     def stalled_games(self, idle_seconds: float) -> list[str]:
@@ -823,13 +709,12 @@ class TableService:
                 checked[table_id] = version
                 continue
             try:
-                with self._transaction(table_id) as session:
-                    row = self._row(session, table_id)
-                    game = self._game(session, row)
-                    if row.status == "playing" and game.bot_to_move():
-                        waiting.append(table_id)
-                    else:
-                        checked[table_id] = row.version
+                with self.games.locked(table_id):
+                    known, game = self._read(table_id)
+                if known.status == "playing" and game is not None and game.bot_to_move():
+                    waiting.append(table_id)
+                else:
+                    checked[table_id] = known.version
             except (ServiceError, NoReturnError):  # gone, or broken: the runner says why
                 checked[table_id] = version
         self._not_waiting = checked

@@ -1,0 +1,331 @@
+"""The games of a server process: kept in memory, caught up from the database, stored.
+
+The database is the truth: a table's row (status, version), its seats, and every accepted
+move at its index (= the version it was played at). A process keeps each table it served
+lately as a ``LocalTable`` (dealt from the secret seed, the stored moves replayed) together
+with what a state message needs of the table besides the game (``Known``: names, token
+digests, the public table), and uses them without reading the database while it has no
+reason to think them old. That is safe because every change that matters to play takes a
+move index: a move (a person's, a bot's, or a leave) is stored only at the index the
+process's game stood at, and the moves table's primary key refuses a second move at one
+index. A process whose copy fell behind another's writes (several processes, one
+database) therefore cannot store anything: its write is refused, it forgets its copy,
+and the caller hears ``stale`` and reads again.
+
+Storing: on PostgreSQL the move(s) and the table row's new version go in one statement (an
+``INSERT`` in a data-modifying CTE under the ``UPDATE``), in autocommit: one round trip per
+move, atomic as any single statement. SQLite (one process) gets the two statements in a
+transaction.
+
+Within a process the calls on one table are serialized by a striped lock (``locked``),
+held across reading, deciding and storing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
+
+from sqlalchemy import (
+    Connection,
+    DateTime,
+    Engine,
+    Integer,
+    String,
+    Text,
+    bindparam,
+    column,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from noreturn.engine import NoReturnError, Rules, parse_action
+from noreturn.server.db import MoveRow, SeatRow, TableRow, now, session_factory
+from noreturn.table import LocalTable, Seat
+
+LOCK_STRIPES = 64
+
+
+def _store_moves_statement() -> Any:
+    """PostgreSQL: store moves (a JSON array) and the table's new version in one
+    statement. Built once, so each use costs no compilation: the moves of one call come as
+    one parameter, whatever their number."""
+    table_id = bindparam("table_id", type_=String)
+    moment = bindparam("at", type_=DateTime(timezone=True))
+    moves = func.jsonb_to_recordset(bindparam("moves", type_=JSONB)).table_valued(
+        column("index", Integer), column("seat", Integer), column("kind", Text),
+        column("text", Text), column("note", Text)).render_derived(with_types=True).alias("m")
+    stored = insert(MoveRow).from_select(
+        ["table_id", "index", "seat", "kind", "text", "note", "created_at"],
+        select(table_id, moves.c.index, moves.c.seat, moves.c.kind, moves.c.text,
+               moves.c.note, moment)).cte("stored")
+    return (update(TableRow).where(TableRow.id == table_id)
+            .values(version=bindparam("version", type_=Integer), updated_at=moment)
+            .add_cte(stored))
+
+
+STORE_MOVES = _store_moves_statement()
+
+
+class StaleError(Exception):
+    """Another writer stored a move at this index first: this process's copy was old."""
+
+
+class Move(NamedTuple):
+    """A move to store: made at ``version`` by ``seat``; ``kind`` is ``action`` or
+    ``leave``, ``text`` the action's text (or the bot level that took a seat over),
+    ``note`` a failed bot's note."""
+
+    version: int
+    seat: int
+    kind: str
+    text: str
+    note: str = ""
+
+
+def utc(moment: datetime) -> datetime:
+    """``moment`` with its zone (SQLite hands back naive UTC times)."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def public_table(row: TableRow, seats: list[SeatRow]) -> dict[str, Any]:
+    """The public ``Table`` (docs/server-protocol.md): no token, no seed, no tile."""
+    return {
+        "id": row.id,
+        "status": row.status,
+        "created_at": utc(row.created_at).isoformat().replace("+00:00", "Z"),
+        "rules": dict(row.rules),
+        "seats": [{
+            "seat": s.seat,
+            "kind": "bot" if s.replaced_by or s.kind == "bot" else "human",
+            "name": s.name,
+            "level": s.replaced_by or s.level,
+            "joined": s.joined,
+        } for s in seats],
+        "version": row.version,
+        "result": row.result,
+    }
+
+
+class Known:
+    """What a state message needs of a table besides its game, as read at ``key``: the
+    table's (version, status, updated_at), which every change of the table or its seats
+    alters. Immutable once made (shared between threads)."""
+
+    __slots__ = ("created_at", "key", "names", "status", "table", "token_hashes", "version")
+
+    def __init__(self, key: tuple[int, str, datetime], names: tuple[str, ...],
+                 token_hashes: tuple[str | None, ...], table: dict[str, Any],
+                 created_at: datetime) -> None:
+        self.key = key
+        self.version, self.status = key[0], key[1]
+        self.names = names
+        self.token_hashes = token_hashes
+        self.table = table
+        self.created_at = created_at
+
+    @classmethod
+    def read(cls, row: TableRow, seats: list[SeatRow]) -> Known:
+        """From the rows as read."""
+        return cls(row_key(row), tuple(s.name for s in seats),
+                   tuple(s.token_hash for s in seats), public_table(row, seats),
+                   utc(row.created_at))
+
+    def moved(self, key: tuple[int, str, datetime], result: dict[str, Any] | None) -> Known:
+        """The same seats after moves that took the table to ``key``."""
+        return Known(key, self.names, self.token_hashes,
+                     {**self.table, "status": key[1], "version": key[0], "result": result},
+                     self.created_at)
+
+
+def row_key(row: Any) -> tuple[int, str, datetime]:
+    """A table row's (version, status, updated_at): changed by every change of the table."""
+    return int(row.version), str(row.status), utc(row.updated_at)
+
+
+KEY_OF_TABLE = select(TableRow.version, TableRow.status, TableRow.updated_at).where(
+    TableRow.id == bindparam("table_id", type_=String))
+"""A table's (version, status, updated_at): built once (each use skips building it)."""
+
+
+class Games:
+    """The games of one database as this process knows them; see the module docstring."""
+
+    def __init__(self, engine: Engine, cache_size: int = 256) -> None:
+        self.engine = engine
+        self.sessions = session_factory(engine)
+        self.cache_size = cache_size
+        self.autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
+        """Single statements with no transaction around them (no BEGIN/COMMIT round trips)."""
+        self.one_statement = engine.dialect.name == "postgresql"
+        self._games: OrderedDict[str, LocalTable] = OrderedDict()
+        self._known: OrderedDict[str, Known] = OrderedDict()
+        self._guard = threading.Lock()
+        # re-entrant: a call holding its table's lock may read the table (``load``)
+        self._stripes = [threading.RLock() for _ in range(LOCK_STRIPES)]
+
+    # ------------------------------------------------------------------ locks, cache
+    @contextmanager
+    def locked(self, table_id: str) -> Iterator[None]:
+        """Hold the lock of ``table_id`` (striped: a bounded set of locks for any ids)."""
+        with self._stripes[hash(table_id) % LOCK_STRIPES]:
+            yield
+
+    def cached(self, table_id: str) -> tuple[Known, LocalTable] | None:
+        """The table's seats and game as last read or stored here, if they agree (same
+        version) and the game has started; None otherwise. No database access."""
+        with self._guard:
+            known = self._known.get(table_id)
+            game = self._games.get(table_id)
+        if known is None or game is None or known.status == "lobby":
+            return None
+        return (known, game) if game.version == known.version else None
+
+    def known(self, table_id: str) -> tuple[Known | None, LocalTable | None]:
+        """Whatever this process holds of the table (either may be None or older)."""
+        with self._guard:
+            return self._known.get(table_id), self._games.get(table_id)
+
+    def forget(self, table_id: str, game_too: bool = True) -> None:
+        """Drop what this process holds of the table (it is read again next time)."""
+        with self._guard:
+            self._known.pop(table_id, None)
+            if game_too:
+                self._games.pop(table_id, None)
+
+    def _keep(self, table_id: str, known: Known | None = None,
+              game: LocalTable | None = None) -> None:
+        with self._guard:
+            for cache, value in ((self._known, known), (self._games, game)):
+                if value is not None:
+                    cache[table_id] = value  # type: ignore[assignment]
+                    cache.move_to_end(table_id)
+                    while len(cache) > self.cache_size:
+                        cache.popitem(last=False)
+
+    # ---------------------------------------------------------------------- reading
+    @contextmanager
+    def transaction(self, table_id: str) -> Iterator[Session]:
+        """A session in a transaction on ``table_id``, under its lock; commits at the end.
+
+        Any failure but a refusal raised before a change may leave this process's copy
+        ahead of the database, so it is forgotten (read again next time); a move stored
+        meanwhile by another writer at the same index becomes ``StaleError``.
+        """
+        with (self.locked(table_id), self._forgotten_on_failure(table_id),
+              self.sessions.begin() as session):
+            yield session
+
+    @contextmanager
+    def _forgotten_on_failure(self, table_id: str) -> Iterator[None]:
+        """Forget the table if the block fails; a refused insert is ``StaleError``."""
+        try:
+            yield
+        except IntegrityError as exc:
+            self.forget(table_id)
+            raise StaleError(str(exc)) from exc
+        except BaseException:
+            self.forget(table_id)
+            raise
+
+    def load(self, session: Session, row: TableRow,
+             seats: list[SeatRow]) -> tuple[Known, LocalTable | None]:
+        """The table as read in ``session`` (row and seats in one query, one snapshot),
+        with its game caught up to the row's version (None in the lobby); kept."""
+        known = Known.read(row, seats)
+        game = self.game(session, row, seats) if row.status != "lobby" else None
+        self._keep(row.id, known, game)
+        return known, game
+
+    def game(self, session: Session, row: TableRow,
+             seats: list[SeatRow] | None = None) -> LocalTable:
+        """The table's game, caught up with the moves stored up to the row's version.
+
+        Raises:
+            NoReturnError: a stored move does not replay (the database was changed by hand,
+                or the deck's algorithm changed under a game in progress).
+        """
+        with self._guard:
+            game = self._games.get(row.id)
+        if game is None or game.version > row.version:
+            if seats is None:
+                seats = list(session.scalars(select(SeatRow).where(
+                    SeatRow.table_id == row.id).order_by(SeatRow.seat)))
+            game = LocalTable(
+                [Seat(s.name, None if s.kind == "human" else s.level) for s in seats],
+                Rules.from_dict(row.rules), seed=row.seed, undo=False)
+        if game.version < row.version:
+            query = (select(MoveRow).where(MoveRow.table_id == row.id,
+                                           MoveRow.index >= game.version,
+                                           MoveRow.index < row.version)
+                     .order_by(MoveRow.index))
+            for move in session.scalars(query):
+                if move.index != game.version:
+                    raise NoReturnError(f"table {row.id}: move {move.index} is missing")
+                if move.kind == "leave":
+                    game.replace_by_bot(move.seat, move.text)
+                else:
+                    game.replay(parse_action(move.text), move.note)
+            if game.version != row.version:
+                raise NoReturnError(f"table {row.id}: moves {game.version} to "
+                                    f"{row.version - 1} are missing")
+        self._keep(row.id, game=game)
+        return game
+
+    # ---------------------------------------------------------------------- storing
+    def store(self, known: Known, game: LocalTable, moves: list[Move]) -> Known:
+        """Store ``moves``, just made in ``game`` (this process's copy, whose seats are
+        ``known``), and the table's new version; returns (and keeps) the table's new
+        ``Known``. Call under the table's lock.
+
+        Raises:
+            StaleError: a move at one of these indices is stored already (another writer
+                moved first); this process's copy is forgotten.
+        """
+        table_id = str(known.table["id"])
+        one_statement = self.one_statement and not game.is_over()
+        with self._forgotten_on_failure(table_id), (
+                self.autocommit.connect() if one_statement else self.engine.begin()) as conn:
+            key, result = self.write(conn, table_id, known.created_at, game, moves)
+        moved = known.moved(key, result)
+        self._keep(table_id, moved, game)
+        return moved
+
+    def write(self, conn: Connection, table_id: str, created_at: datetime,
+              game: LocalTable, moves: list[Move]) -> tuple[tuple[int, str, datetime],
+                                                            dict[str, Any] | None]:
+        """The statements of ``store`` on ``conn``; the row's new key and result.
+
+        A finished game's row also gets its status, result and record (RECORD.md, with
+        the table's id and date in ``meta``).
+        """
+        moment = now()
+        values: dict[str, Any] = {"version": game.version, "updated_at": moment}
+        status, result = "playing", None
+        if game.is_over():
+            state = game.state
+            status, result = "finished", {"scores": state.scores(), "ranks": state.ranks()}
+            record = game.record()
+            record["meta"] = {**record.get("meta", {}), "table": table_id,
+                              "date": created_at.date().isoformat()}
+            values.update(status=status, result=result, record=record)
+        if self.one_statement and status == "playing":
+            conn.execute(STORE_MOVES, {
+                "table_id": table_id, "at": moment, "version": game.version,
+                "moves": [{"index": m.version, "seat": m.seat, "kind": m.kind,
+                           "text": m.text, "note": m.note} for m in moves]})
+        else:
+            conn.execute(insert(MoveRow), [
+                {"table_id": table_id, "index": m.version, "seat": m.seat, "kind": m.kind,
+                 "text": m.text, "note": m.note, "created_at": moment} for m in moves])
+            conn.execute(update(TableRow).where(TableRow.id == table_id).values(values))
+        return (game.version, status, moment), result

@@ -66,6 +66,23 @@ def test_tiles_of_an_action_are_kept_in_descending_order() -> None:
     assert Exchange(tuple(tiles("R2 B1"))) == Exchange(tuple(tiles("B1 R2")))
 
 
+def test_actions_keep_a_tuple_whatever_sequence_they_are_given() -> None:
+    one = make_tile(0, 5)
+    for given in ([one], (one,), iter([one])):
+        place = Place(given)  # type: ignore[arg-type]
+        assert place.tiles == (one,) and hash(place) == hash(Place((one,)))
+    assert Exchange([make_tile(0, 2), make_tile(4, 9)]).tiles == (  # type: ignore[arg-type]
+        make_tile(4, 9), make_tile(0, 2))
+
+
+def test_tile_codes_are_total_so_a_refusal_can_name_any_tile() -> None:
+    assert [tile_code(make_tile(c, 11)) for c in range(6)] == [
+        "R11", "O11", "Y11", "G11", "B11", "P11"]
+    assert tile_code(make_tile(5, 31)) == "P31" and tile_code(make_tile(0, 0)) == "R0"
+    for bad in (-1, -33, make_tile(6, 1), 10**6):
+        assert tile_code(bad) == f"#{bad}"
+
+
 def test_text_form_reads_any_case_and_colour_names() -> None:
     assert parse_action("PLACE r11 R9") == Place(tuple(tiles("R11 R9")))
     assert parse_action("score red X2 pay b7 B5") == Score(0, 2, tuple(tiles("B7 B5")))

@@ -22,6 +22,8 @@ from noreturn.engine.tiles import (
 
 
 def _canonical(tiles: tuple[int, ...]) -> tuple[int, ...]:
+    if type(tiles) is tuple and len(tiles) < 2:  # most actions found have one tile
+        return tiles
     return tuple(sorted(tiles, reverse=True))
 
 

@@ -36,20 +36,22 @@ def value_of(tile: int) -> int:
     return tile & VALUE_MASK
 
 
+_CODES = tuple(letter + str(value) for letter in COLOUR_LETTERS for value in range(1 << VALUE_BITS))
+"""Every tile's code, by tile: writing legal actions (a server sends some 170 with every
+state of the seat to move) is as costly as finding them when each code is built anew."""
+
+
 def tile_code(tile: int) -> str:
     """The written form of ``tile``, such as ``R11``; ``#n`` for an int of no colour.
 
     Total, so that the message refusing a bad tile can always name it.
     """
-    colour = tile >> VALUE_BITS
-    if not 0 <= colour < len(COLOUR_LETTERS):
-        return f"#{tile}"
-    return COLOUR_LETTERS[colour] + str(tile & VALUE_MASK)
+    return _CODES[tile] if 0 <= tile < len(_CODES) else f"#{tile}"
 
 
 def tiles_text(tiles: Any) -> str:
     """Tiles written as codes separated by spaces, in the given order."""
-    return " ".join(tile_code(t) for t in tiles)
+    return " ".join(map(tile_code, tiles))
 
 
 def parse_colour(text: str) -> int:

@@ -34,10 +34,13 @@ the server CPU per move, this client's, and the whole machine's (the cores are s
 the servers, this client, PostgreSQL and Redis). ``--json`` prints one JSON object instead
 (``moves_per_s``, ``p50_ms``, ``p99_ms`` and the rest).
 
-The window: the run lasts ``--seconds`` from the moment the servers answer; its first
-``--warmup`` seconds (default 5, at most a third of the run), in which every table is made
-at once and starts, are left out of the figures, since a real server never gets all its
-tables in the same second. Their latency is not hidden: ``warmup_p99_ms`` shows it.
+The window: the run lasts ``--seconds`` from the moment the servers answer; its warm-up,
+in which every table is made at once and starts, is left out of the figures, since a real
+server never gets all its tables in the same second. The warm-up lasts ``--warmup`` seconds
+(default 5, at most a third of the run) and, if making the first ``--tables`` tables takes
+longer (a slow machine), until they are all made, but at most half the run:
+``tables_ready_s`` says when they were. Its latency is not hidden: ``warmup_p99_ms`` shows
+it.
 
 The offered load is set by ``--think``: a table's people move about once per think time and
 its bots right after, so 200 tables at ``--think 1`` ask for some 400 moves/s (people who
@@ -267,6 +270,8 @@ class Stats:
     errors: Counter[str] = field(default_factory=Counter)
     games_finished: int = 0
     tables_made: int = 0
+    tables_ready_s: float | None = None
+    """Seconds into the run when the first ``--tables`` tables were all made."""
     measuring: bool = False
 
     def all_moves(self) -> int:
@@ -460,6 +465,8 @@ class Window:
     its length and the moves and CPU seconds within it."""
 
     begin: float = 0.0
+    after: float = 0.0
+    """Seconds into the run when the window opened (the warm-up's length)."""
     seconds: float = 0.0
     moves: int = 0
     server_cpu: list[float] = field(default_factory=list)
@@ -489,7 +496,8 @@ class Window:
 
 async def run_load(load: Load, seconds: float, warmup: float, console: Console,
                    show_progress: bool) -> Window:
-    """Run the load for ``seconds`` in all, the first ``warmup`` of them not measured."""
+    """Run the load for ``seconds`` in all; the warm-up (at least ``warmup`` seconds, see
+    the module docstring) is not measured."""
     clients = [httpx.AsyncClient(base_url=s.http, timeout=30, trust_env=False)
                for s in load.servers]
     window = Window()
@@ -504,22 +512,28 @@ async def run_load(load: Load, seconds: float, warmup: float, console: Console,
                 for task in tasks:
                     if task.done() and not task.cancelled() and task.exception():
                         raise RuntimeError("a table's client failed") from task.exception()
-                if not load.stats.measuring and elapsed >= warmup:
-                    window.open(load)
                 stats = load.stats
+                if stats.tables_ready_s is None and stats.tables_made >= load.tables:
+                    stats.tables_ready_s = round(elapsed, 2)
+                if not stats.measuring and elapsed >= warmup and (
+                        stats.tables_ready_s is not None or elapsed >= seconds / 2):
+                    window.open(load)
+                    window.after = elapsed
                 if stats.measuring:
                     moves = stats.all_moves() - window.moves
                     recent = sorted(stats.latencies_ms[-2000:])
-                    status = (f"moves {moves} ({moves / max(elapsed - warmup, 1e-9):.0f}/s), "
+                    status = (f"moves {moves} ({moves / max(elapsed - window.after, 1e-9):.0f}/s), "
                               f"recent p99 {percentile(recent, 0.99):.0f} ms, errors "
                               f"{sum(stats.errors.values())}, games {stats.games_finished}")
                 else:
                     status = f"warming up: {stats.tables_made} tables made"
                 progress.update(bar, completed=elapsed, status=status)
-                next_stop = warmup if not stats.measuring else seconds
+                next_stop = seconds if stats.measuring else (
+                    warmup if elapsed < warmup else elapsed + 0.1)
                 await asyncio.sleep(min(0.5, max(0.0, next_stop - elapsed)))
         if not load.stats.measuring:
             window.open(load)
+            window.after = time.perf_counter() - begin
         window.close(load)
         return window
     finally:
@@ -539,7 +553,8 @@ def results(args: argparse.Namespace, db: Database, stats: Stats,
     moves, server_cpu, (busy, total) = window.moves, window.server_cpu, window.machine
     return {
         "tables": args.tables, "processes": args.processes, "seconds": args.seconds,
-        "warmup_s": args.warmup, "measured_s": round(window.seconds, 2),
+        "warmup_s": round(window.after, 2),
+        "measured_s": round(window.seconds, 2), "tables_ready_s": stats.tables_ready_s,
         "db": db.kind, "broadcast": "redis" if args.redis else "local",
         "think_s": args.think, "bots": args.bots, "seed": args.seed,
         "moves": moves, "human_moves": stats.human_moves,
@@ -584,7 +599,8 @@ def show(data: dict[str, Any], console: Console) -> None:
         ("warm-up p99 ms", f"{data['warmup_p99_ms']} ({data['warmup_actions']} actions)"),
         ("errors by code", ", ".join(f"{k} {v}" for k, v in data["errors"].items()) or "none"),
         ("games finished", str(data["games_finished"])),
-        ("tables made", str(data["tables_made"])),
+        ("tables made", f"{data['tables_made']} (the first {data['tables']} after "
+                        f"{data['tables_ready_s']} s)"),
         ("server CPU % (one core = 100)", ", ".join(f"{c}" for c in data["server_cpu_pct"])),
         ("server CPU ms per move", f"{data['server_cpu_ms_per_move']}"),
         ("client CPU %", f"{data['client_cpu_pct']}"),

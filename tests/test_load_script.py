@@ -23,7 +23,8 @@ SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "load.py"
 PG_URL = os.environ.get("NORETURN_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 FIELDS = ("tables", "processes", "seconds", "moves", "human_moves", "bot_moves",
           "moves_per_s", "p50_ms", "p90_ms", "p99_ms", "max_ms", "errors",
-          "games_finished", "tables_made", "server_cpu_pct")
+          "games_finished", "tables_made", "tables_ready_s", "warmup_s", "measured_s",
+          "server_cpu_pct")
 
 
 def run_load(*options: str) -> subprocess.CompletedProcess[str]:
@@ -51,6 +52,8 @@ def check(data: dict[str, Any]) -> None:
     assert data["actions_timed"] == data["human_moves"]
     assert isinstance(data["errors"], dict)
     assert data["tables_made"] >= 3
+    assert data["tables_ready_s"] is not None and data["tables_ready_s"] <= data["warmup_s"]
+    assert abs(data["warmup_s"] + data["measured_s"] - data["seconds"]) < 0.6
 
 
 def test_a_tiny_run_on_sqlite_reports_every_figure() -> None:

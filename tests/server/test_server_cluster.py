@@ -545,7 +545,7 @@ def test_eight_threads_on_two_services_apply_one_action(
                 outcomes: list[int | str] = outcomes, guard: threading.Lock = guard) -> None:
             barrier.wait()
             try:
-                outcome: int | str = service.act(table_id, seat, action, version)
+                outcome: int | str = service.act(table_id, seat, action, version).version
             except ConflictError as exc:
                 outcome = exc.code
             with guard:

@@ -79,8 +79,10 @@ def test_a_persons_move_and_the_fast_bots_after_it_are_stored_in_one_write(
         pass
     state = service.state_message(table_id, 0, hash_token(token))
     assert state["legal"], "the person is to move"
-    version = service.act(table_id, 0, state["legal"][-1], state["version"], bots_after=True)
+    acted = service.act(table_id, 0, state["legal"][-1], state["version"], bots_after=True)
+    version = acted.version
     assert version > state["version"] + 1  # the person's move and at least one bot's
+    assert not acted.bot_due  # fast bots only: they have all played
     assert _moves(service, table_id) == version
     after = service.state_message(table_id, 0, hash_token(token), moved_to=version)
     assert after["version"] == version
@@ -88,6 +90,26 @@ def test_a_persons_move_and_the_fast_bots_after_it_are_stored_in_one_write(
     assert service.bot_turn(table_id, run_on=True) is None
     fresh = TableService(engine)  # the stored moves replay to the same state
     assert fresh.state_message(table_id, 0, hash_token(token)) == after
+    engine.dispose()
+
+
+def test_a_slow_bot_or_a_bot_delay_leaves_the_bot_due_after_a_persons_move(
+        db_url: str) -> None:
+    """The app kicks the bot runner only when ``act`` says a bot is due: an ISMCTS bot
+    thinks outside the table's lock, and with a bot delay no bot plays in ``act``."""
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    for level, bots_after in (("ismcts:iterations=20", True), ("greedy", False)):
+        table_id, token = _started(service, [SeatIn(kind="human", name="Ada"),
+                                             SeatIn(kind="bot", level=level)])
+        while (turn := service.bot_turn(table_id)) is not None:
+            if callable(turn):
+                service.bot_apply(table_id, turn())
+        state = service.state_message(table_id, 0, hash_token(token))
+        acted = service.act(table_id, 0, state["legal"][-1], state["version"], bots_after)
+        assert acted.version == state["version"] + 1, level  # the person's move only
+        assert acted.bot_due, level
     engine.dispose()
 
 
@@ -103,7 +125,7 @@ def test_a_move_decided_on_an_outdated_copy_stores_nothing_and_is_stale(db_url: 
         pass
     digest = hash_token(token)
     state = one.state_message(table_id, 0, digest)
-    moved = two.act(table_id, 0, state["legal"][0], state["version"], bots_after=True)
+    moved = two.act(table_id, 0, state["legal"][0], state["version"], bots_after=True).version
     stored = _moves(one, table_id)
     assert stored == moved
     with pytest.raises(ConflictError) as refused:  # one still holds the old version
@@ -113,7 +135,7 @@ def test_a_move_decided_on_an_outdated_copy_stores_nothing_and_is_stale(db_url: 
     now = one.state_message(table_id, 0, digest)  # it reads again ...
     assert now == two.state_message(table_id, 0, digest) and now["version"] == moved
     if now["legal"]:  # ... and plays on from there
-        assert one.act(table_id, 0, now["legal"][0], moved) > moved
+        assert one.act(table_id, 0, now["legal"][0], moved).version > moved
     engine.dispose()
 
 
@@ -158,3 +180,39 @@ def test_coalesced_notices_keep_the_highest_version_and_a_plain_change_wins() ->
         return seen
 
     assert asyncio.run(main()) == [5, None, 8]
+
+
+def test_a_state_from_memory_never_waits_for_the_tables_lock(db_url: str) -> None:
+    """``held_state`` runs on the event loop: it answers from memory when it can, and
+    never blocks (None while a worker thread holds the table, or after another change)."""
+    import threading  # noqa: PLC0415
+
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    table_id, token = _started(service, [SeatIn(kind="human", name="Ada"),
+                                         SeatIn(kind="bot", level="greedy")])
+    version = service.bot_turn(table_id, run_on=True) or 0
+    digest = hash_token(token)
+    assert service.held_state(table_id, 0, digest, version) == service.state_message(
+        table_id, 0, digest)
+    assert service.held_state(table_id, 0, digest, version + 1) is None  # not held yet
+    busy, release = threading.Event(), threading.Event()
+
+    def worker() -> None:
+        with service.games.locked(table_id):
+            busy.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    busy.wait(10)
+    try:
+        assert service.held_state(table_id, 0, digest, version) is None
+    finally:
+        release.set()
+        thread.join()
+    assert service.held_state(table_id, 0, digest, version) is not None
+    with pytest.raises(ForbiddenError):  # the token is checked from memory too
+        service.held_state(table_id, 0, hash_token("not the token"), version)
+    engine.dispose()

@@ -247,8 +247,11 @@ class Connection:
         if moved_to is not None and self._last_version >= moved_to:
             return True
         try:
-            message = await run(service.state_message, self.table_id, self.seat,
-                                self.token_hash, moved_to)
+            message = None if moved_to is None else service.held_state(
+                self.table_id, self.seat, self.token_hash, moved_to)
+            if message is None:
+                message = await run(service.state_message, self.table_id, self.seat,
+                                    self.token_hash, moved_to)
         except ForbiddenError as exc:
             await self.error("bad_token", exc.message)
             await self.ws.close(CLOSE_BAD_TOKEN, "bad token")
@@ -410,10 +413,11 @@ class PlayChannel:
             await conn.send({"type": "pong"})
         elif kind == "action":
             text, version = field(data, "action", str), field(data, "version", int)
-            moved = await run(self.service.act, table_id, conn.seat, text, version,
+            acted = await run(self.service.act, table_id, conn.seat, text, version,
                               not self.bots.delay)
-            await self.hub.publish(table_id, moved)
-            self.bots.kick(table_id)
+            await self.hub.publish(table_id, acted.version)
+            if acted.bot_due:
+                self.bots.kick(table_id)
         elif kind == "check":
             text = field(data, "action", str)
             legal, reason = await run(self.service.check, table_id, conn.seat, text)

@@ -180,6 +180,18 @@ class Games:
         with self._stripes[hash(table_id) % LOCK_STRIPES]:
             yield
 
+    @contextmanager
+    def locked_if_free(self, table_id: str) -> Iterator[bool]:
+        """Hold the lock of ``table_id`` if no other thread holds it (True), else not
+        (False, at once): for callers that must not wait, such as the event loop."""
+        lock = self._stripes[hash(table_id) % LOCK_STRIPES]
+        held = lock.acquire(blocking=False)
+        try:
+            yield held
+        finally:
+            if held:
+                lock.release()
+
     def cached(self, table_id: str) -> tuple[Known, LocalTable] | None:
         """The table's seats and game as last read or stored here, if they agree (same
         version) and the game has started; None otherwise. No database access."""

@@ -33,7 +33,7 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
@@ -107,6 +107,14 @@ class ConflictError(ServiceError):
 
     status = 409
     code = "conflict"
+
+
+class Acted(NamedTuple):
+    """What ``act`` did: the table's new version, and whether a bot is to move now (a
+    slow one, or any when the bots did not play on)."""
+
+    version: int
+    bot_due: bool
 
 
 def _stale() -> ConflictError:
@@ -476,9 +484,9 @@ class TableService:
             self._row_missing(table_id)
         if moved_to is not None:
             with self.games.locked(table_id):
-                cached = self.games.cached(table_id)
-                if cached is not None and cached[0].version >= moved_to:
-                    return self._state(*cached, seat, token_hash)
+                held = self._held_state(table_id, seat, token_hash, moved_to)
+                if held is not None:
+                    return held
         with self.games.autocommit.connect() as conn:
             key = conn.execute(KEY_OF_TABLE, {"table_id": table_id}).first()
         if key is None:
@@ -490,6 +498,26 @@ class TableService:
                                                 and game.version == known.version)):
                 return self._state(known, game, seat, token_hash)
             return self._state(*self._read(table_id), seat, token_hash)
+
+    def held_state(self, table_id: str, seat: int | None, token_hash: str | None,
+                   moved_to: int) -> dict[str, Any] | None:
+        """``state_message`` after a move notice, if it needs neither the database nor a
+        wait for the table's lock; None otherwise (then call ``state_message``).
+
+        For the event loop: a state built from memory costs less than handing it to a
+        worker thread and back.
+        """
+        with self.games.locked_if_free(table_id) as held:
+            return self._held_state(table_id, seat, token_hash, moved_to) if held else None
+
+    def _held_state(self, table_id: str, seat: int | None, token_hash: str | None,
+                    moved_to: int) -> dict[str, Any] | None:
+        """The state from what this process holds, if it holds the table at ``moved_to``
+        or later (see ``state_message``); call under the table's lock."""
+        cached = self.games.cached(table_id)
+        if cached is None or cached[0].version < moved_to:
+            return None
+        return self._state(*cached, seat, token_hash)
 
     @staticmethod
     def _state(known: Known, game: LocalTable | None, seat: int | None,
@@ -547,9 +575,9 @@ class TableService:
             raise ForbiddenError("this seat's token no longer holds it (you left the game)")
 
     def act(self, table_id: str, seat: int | None, text: str, version: int,
-            bots_after: bool = False) -> int:
+            bots_after: bool = False) -> Acted:
         """Play ``text`` for ``seat`` if it is its turn, ``version`` is current and the rules
-        allow it; returns the new version.
+        allow it; returns the new version, and whether a bot is to move then.
 
         ``bots_after`` (bots with no delay): the fast bots to move next play on and are
         stored with the person's move in one write (``_bot_run``), so the person's
@@ -584,7 +612,7 @@ class TableService:
                 if bots_after:
                     moves += self._bot_run(game, FAST_RUN)
                 self._store(known, game, moves)
-            return game.version
+            return Acted(game.version, game.bot_to_move())
 
     def _checked_game(self, table_id: str, seat: int | None) -> LocalTable:
         """The game as stored now, for ``check`` and ``hint`` (its seat to move)."""

@@ -216,3 +216,70 @@ def test_a_state_from_memory_never_waits_for_the_tables_lock(db_url: str) -> Non
     with pytest.raises(ForbiddenError):  # the token is checked from memory too
         service.held_state(table_id, 0, hash_token("not the token"), version)
     engine.dispose()
+
+
+def test_a_refused_request_keeps_the_game_in_memory(db_url: str) -> None:
+    """A wrong token or a second start changes nothing, so it must not cost the next move
+    a rebuild of the whole game from its seed (a cheap request, a dear answer)."""
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    table_id, token = _started(service, [SeatIn(kind="human", name="Ada"),
+                                         SeatIn(kind="bot", level="greedy")])
+    service.bot_turn(table_id, run_on=True)
+    held = service.games.cached(table_id)
+    assert held is not None
+    for refused in (lambda: service.join(table_id, "not a token", None),
+                    lambda: service.start(table_id, token),
+                    lambda: service.leave(table_id, "")):
+        with pytest.raises((ForbiddenError, ConflictError)):
+            refused()
+        assert service.games.cached(table_id) == held
+    engine.dispose()
+
+
+def test_a_bot_that_breaks_after_a_persons_move_does_not_undo_it(db_url: str) -> None:
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    table_id, token = _started(service, [SeatIn(kind="human", name="Ada"),
+                                         SeatIn(kind="bot", level="greedy")])
+    while service.bot_turn(table_id, run_on=True) is not None:
+        pass
+    state = service.state_message(table_id, 0, hash_token(token))
+    held = service.games.cached(table_id)
+    assert held is not None
+
+    class Broken:
+        def act(self, *_args: object) -> None:
+            raise RuntimeError("a bug in a bot")
+
+    good, held[1].bots[1] = held[1].bots[1], Broken()  # type: ignore[assignment]
+    acted = service.act(table_id, 0, state["legal"][0], state["version"], bots_after=True)
+    assert acted == (state["version"] + 1, True)  # stored; the runner is to try the bot
+    assert _moves(service, table_id) == acted.version
+    with pytest.raises(RuntimeError):  # the runner's own try: the failure is raised
+        service.bot_turn(table_id, run_on=True)
+    assert _moves(service, table_id) == acted.version
+    fresh = TableService(engine)  # the stored moves replay; the bot is whole again
+    assert fresh.bot_turn(table_id, run_on=True) is not None
+    assert good is not None
+    engine.dispose()
+
+
+def test_two_writers_waiting_on_each_other_is_a_lost_race_not_a_server_error() -> None:
+    """PostgreSQL may answer a deadlock (or a serialization failure) when two processes
+    store at one index at once: that writer lost, like a refused insert (``stale``)."""
+    psycopg_errors = pytest.importorskip("psycopg.errors")
+    from sqlalchemy.exc import OperationalError  # noqa: PLC0415
+
+    from noreturn.server.games import Games, StaleError  # noqa: PLC0415
+
+    games = Games(make_engine("sqlite://"))
+    for orig, lost in ((psycopg_errors.DeadlockDetected("deadlock"), True),
+                       (psycopg_errors.SerializationFailure("serialization"), True),
+                       (psycopg_errors.AdminShutdown("shutting down"), False)):
+        error = OperationalError("update ...", {}, orig)
+        with pytest.raises(StaleError if lost else OperationalError), \
+                games._forgotten_on_failure("t"):
+            raise error

@@ -45,7 +45,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from noreturn.engine import NoReturnError, Rules, parse_action
@@ -53,6 +53,8 @@ from noreturn.server.db import MoveRow, SeatRow, TableRow, now, session_factory
 from noreturn.table import LocalTable, Seat
 
 LOCK_STRIPES = 64
+LOST_RACE = ("40P01", "40001")
+"""PostgreSQL's deadlock and serialization failure: two writers of one table at once."""
 
 
 def _store_moves_statement() -> Any:
@@ -226,25 +228,39 @@ class Games:
 
     # ---------------------------------------------------------------------- reading
     @contextmanager
-    def transaction(self, table_id: str) -> Iterator[Session]:
+    def transaction(self, table_id: str,
+                    refusals: tuple[type[Exception], ...] = ()) -> Iterator[Session]:
         """A session in a transaction on ``table_id``, under its lock; commits at the end.
 
-        Any failure but a refusal raised before a change may leave this process's copy
-        ahead of the database, so it is forgotten (read again next time); a move stored
-        meanwhile by another writer at the same index becomes ``StaleError``.
+        A refusal (one of ``refusals``, raised before anything changed) leaves this
+        process's copy as it is; any other failure may leave it ahead of the database, so
+        it is forgotten (read again next time). A move stored meanwhile by another writer
+        at the same index becomes ``StaleError``.
         """
-        with (self.locked(table_id), self._forgotten_on_failure(table_id),
+        with (self.locked(table_id), self._forgotten_on_failure(table_id, refusals),
               self.sessions.begin() as session):
             yield session
 
     @contextmanager
-    def _forgotten_on_failure(self, table_id: str) -> Iterator[None]:
-        """Forget the table if the block fails; a refused insert is ``StaleError``."""
+    def _forgotten_on_failure(self, table_id: str,
+                              refusals: tuple[type[Exception], ...] = ()) -> Iterator[None]:
+        """Forget the table if the block fails (but for ``refusals``).
+
+        A refused insert (the index is taken), and a deadlock or serialization failure
+        between two writers of one table, are ``StaleError``: another writer moved first.
+        """
         try:
             yield
+        except refusals:
+            raise
         except IntegrityError as exc:
             self.forget(table_id)
             raise StaleError(str(exc)) from exc
+        except DBAPIError as exc:
+            self.forget(table_id)
+            if getattr(exc.orig, "sqlstate", None) in LOST_RACE:
+                raise StaleError(str(exc)) from exc
+            raise
         except BaseException:
             self.forget(table_id)
             raise
@@ -335,9 +351,10 @@ class Games:
                 "table_id": table_id, "at": moment, "version": game.version,
                 "moves": [{"index": m.version, "seat": m.seat, "kind": m.kind,
                            "text": m.text, "note": m.note} for m in moves]})
-        else:
+        else:  # the row first, then the moves: the order of the one statement (and of
+            # the ORM's flush in a leave), so two writers never wait on each other in turn
+            conn.execute(update(TableRow).where(TableRow.id == table_id).values(values))
             conn.execute(insert(MoveRow), [
                 {"table_id": table_id, "index": m.version, "seat": m.seat, "kind": m.kind,
                  "text": m.text, "note": m.note, "created_at": moment} for m in moves])
-            conn.execute(update(TableRow).where(TableRow.id == table_id).values(values))
         return (game.version, status, moment), result

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import math
 import re
 import secrets
@@ -55,6 +56,8 @@ from noreturn.server.games import (
 from noreturn.server.replay import public_replay
 from noreturn.server.schemas import NAME_LENGTH, CreateTable
 from noreturn.table import BOT_NAMES, BotMove, LocalTable
+
+log = logging.getLogger("noreturn.server")
 
 TAKEOVER_LEVEL = "medium"
 """The bot that plays on for a person who leaves during the game."""
@@ -188,7 +191,7 @@ class TableService:
     def _transaction(self, table_id: str) -> Iterator[Session]:
         """``Games.transaction``, with a move stored meanwhile elsewhere as ``stale``."""
         try:
-            with self.games.transaction(table_id) as session:
+            with self.games.transaction(table_id, (ServiceError,)) as session:
                 yield session
         except StaleError as exc:
             raise _stale() from exc
@@ -610,7 +613,7 @@ class TableService:
                 if game.try_action(action) is not None:  # pragma: no cover - checked above
                     raise ConflictError(f"{action} is not allowed", "illegal")
                 if bots_after:
-                    moves += self._bot_run(game, FAST_RUN)
+                    moves += self._bot_run(game, FAST_RUN, after_person=True)
                 self._store(known, game, moves)
             return Acted(game.version, game.bot_to_move())
 
@@ -660,13 +663,25 @@ class TableService:
         return turn is not None
 
     @staticmethod
-    def _bot_run(game: LocalTable, most: int) -> list[Move]:
+    def _bot_run(game: LocalTable, most: int, after_person: bool = False) -> list[Move]:
         """Let the fast bots to move play, up to ``most`` moves, until a person or a slow
-        bot (ISMCTS) is to move or the game is over; the moves made."""
+        bot (ISMCTS) is to move or the game is over; the moves made.
+
+        A bot that fails (a bug: a bot's own errors are handled by its fallback) ends the
+        run; the moves before it are kept, so a person's move (``after_person``) is never
+        undone by a bot after it. A failure before any move of the write is raised.
+        """
         made: list[Move] = []
         while (len(made) < most and game.bot_to_move()
                and not isinstance(game.bots[game.state.to_move], IsmctsBot)):
-            move = game.bot_job()()
+            try:
+                move = game.bot_job()()
+            except Exception:
+                if not (made or after_person):
+                    raise
+                log.exception("a bot failed after %d move(s): its runner tries again",
+                              len(made) + after_person)
+                break
             if not game.apply_bot(move):  # pragma: no cover - decided on this very state
                 break
             made.append(Move(move.version, move.seat, "action", str(move.action), move.note))
@@ -739,7 +754,9 @@ class TableService:
             try:
                 with self.games.locked(table_id):
                     known, game = self._read(table_id)
-                if known.status == "playing" and game is not None and game.bot_to_move():
+                    due = (known.status == "playing" and game is not None
+                           and game.bot_to_move())
+                if due:
                     waiting.append(table_id)
                 else:
                     checked[table_id] = known.version

@@ -480,7 +480,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         # What exists now (the imported libraries: some hundred thousand objects) lives as
         # long as the process: out of the collector's sight, a full collection no longer
         # scans it. Under load (benchmarks/load.py) full collections paused every request
-        # for 100-200 ms before, 40-110 ms after (the games held in memory remain).
+        # for 100-200 ms before, 25-110 ms after (the connections and games remain).
         gc.collect()
         gc.freeze()
         yield

@@ -37,6 +37,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    Update,
     bindparam,
     column,
     func,
@@ -57,7 +58,7 @@ LOST_RACE = ("40P01", "40001")
 """PostgreSQL's deadlock and serialization failure: two writers of one table at once."""
 
 
-def _store_moves_statement() -> Any:
+def _store_moves_statement() -> Update:
     """PostgreSQL: store moves (a JSON array) and the table's new version in one
     statement. Built once, so each use costs no compilation: the moves of one call come as
     one parameter, whatever their number."""

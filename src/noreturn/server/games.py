@@ -324,14 +324,14 @@ class Games:
         one_statement = self.one_statement and not game.is_over()
         with self._forgotten_on_failure(table_id), (
                 self.autocommit.connect() if one_statement else self.engine.begin()) as conn:
-            key, result = self.write(conn, table_id, known.created_at, game, moves)
+            key, result = self._write(conn, table_id, known.created_at, game, moves)
         moved = known.moved(key, result)
         self._keep(table_id, moved, game)
         return moved
 
-    def write(self, conn: Connection, table_id: str, created_at: datetime,
-              game: LocalTable, moves: list[Move]) -> tuple[tuple[int, str, datetime],
-                                                            dict[str, Any] | None]:
+    def _write(self, conn: Connection, table_id: str, created_at: datetime,
+               game: LocalTable, moves: list[Move]) -> tuple[tuple[int, str, datetime],
+                                                             dict[str, Any] | None]:
         """The statements of ``store`` on ``conn``; the row's new key and result.
 
         A finished game's row also gets its status, result and record (RECORD.md, with

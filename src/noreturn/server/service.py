@@ -220,10 +220,15 @@ class TableService:
             cls._row_missing(table_id)
         return found[0][0], [seat for _row, seat in found]
 
-    @staticmethod
-    def _seats(session: Session, table_id: str) -> list[SeatRow]:
-        query = select(SeatRow).where(SeatRow.table_id == table_id).order_by(SeatRow.seat)
-        return list(session.scalars(query))
+    def _holder(self, session: Session, table_id: str, token: str | None) -> tuple[
+            TableRow, list[SeatRow], SeatRow]:
+        """The table, its seats and the seat ``token`` holds, read in one query.
+
+        Raises:
+            NotFoundError, ForbiddenError.
+        """
+        row, seats = self._row_and_seats(session, table_id)
+        return row, seats, self._authenticate(seats, token)
 
     def _read(self, table_id: str) -> tuple[Known, LocalTable | None]:
         """The table as stored now, its game caught up (None in the lobby)."""
@@ -358,8 +363,7 @@ class TableService:
     def get(self, table_id: str) -> dict[str, Any]:
         """One table's public description."""
         with self.sessions() as session:
-            row = self._row(session, table_id)
-            return public_table(row, self._seats(session, table_id))
+            return public_table(*self._row_and_seats(session, table_id))
 
     def seat_of(self, table_id: str, token: str | None) -> tuple[int, str]:
         """The seat a token holds at this table, and the token's digest.
@@ -368,16 +372,13 @@ class TableService:
             NotFoundError, ForbiddenError.
         """
         with self.sessions() as session:
-            self._row(session, table_id)
-            seat = self._authenticate(self._seats(session, table_id), token)
+            _row, _seats, seat = self._holder(session, table_id, token)
             return seat.seat, hash_token(token or "")
 
     def join(self, table_id: str, token: str | None, name: str | None) -> dict[str, Any]:
         """Mark the token's seat as joined; in the lobby its name may change."""
         with self._transaction(table_id) as session:
-            row = self._row(session, table_id)
-            seats = self._seats(session, table_id)
-            seat = self._authenticate(seats, token)
+            row, seats, seat = self._holder(session, table_id, token)
             if row.status == "finished":
                 raise ConflictError("the game is over: see its replay or download the record")
             if name is not None:
@@ -399,9 +400,7 @@ class TableService:
             ConflictError: a person has not joined yet (named), or the game started already.
         """
         with self._transaction(table_id) as session:
-            row = self._row(session, table_id)
-            seats = self._seats(session, table_id)
-            seat = self._authenticate(seats, token)
+            row, seats, seat = self._holder(session, table_id, token)
             if row.status != "lobby":
                 done = "ended" if row.status == "finished" else "started"
                 raise ConflictError(f"the game has {done} already")
@@ -422,9 +421,7 @@ class TableService:
         After leaving a game the token holds nothing: the seat's hand is the bot's now.
         """
         with self._transaction(table_id) as session:
-            row = self._row(session, table_id)
-            seats = self._seats(session, table_id)
-            seat = self._authenticate(seats, token)
+            row, seats, seat = self._holder(session, table_id, token)
             if row.status == "finished":
                 raise ConflictError("the game is over: there is nothing to leave")
             if row.status == "playing":

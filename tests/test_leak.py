@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from random import Random
 
 import pytest
@@ -104,6 +104,18 @@ def swap_own_tile(
     return other, owners[where]
 
 
+def own_tile_swaps(
+    states: Iterable[GameState], rng: Random
+) -> Iterator[tuple[GameState, int, GameState, int | None]]:
+    """For every seat of every state with a tile to swap: ``(state, seat, twin, partner)``
+    from ``swap_own_tile`` (the control re-deal of the no-leak tests)."""
+    for state in states:
+        for seat in range(state.rules.players):
+            swapped = swap_own_tile(state, seat, rng)
+            if swapped is not None:
+                yield state, seat, *swapped
+
+
 def positions(count_games: int, seed: int) -> Iterator[GameState]:
     """Positions of every stage from random games over random variants and the default:
     a sample of each game, plus a few from its mulligan once tiles are set aside (few in a
@@ -136,17 +148,12 @@ def test_a_seat_sees_its_own_hand_change(block: int) -> None:
     its own and (if the tile came from a hand) that hand's owner's."""
     rng = Random(block)
     changed = 0
-    for state in positions(12, 7000 + 1000 * block):
-        for seat in range(state.rules.players):
-            swapped = swap_own_tile(state, seat, rng)
-            if swapped is None:
-                continue
-            twin, partner = swapped
-            assert view(twin, seat) != view(state, seat)
-            for onlooker in seats(state):
-                if onlooker not in (seat, partner):
-                    assert view(twin, onlooker) == view(state, onlooker)
-            changed += 1
+    for state, seat, twin, partner in own_tile_swaps(positions(12, 7000 + 1000 * block), rng):
+        assert view(twin, seat) != view(state, seat)
+        for onlooker in seats(state):
+            if onlooker not in (seat, partner):
+                assert view(twin, onlooker) == view(state, onlooker)
+        changed += 1
     assert changed > 50
 
 

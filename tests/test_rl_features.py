@@ -39,7 +39,7 @@ from noreturn.rl.features import (  # noqa: E402
     tile_index,
 )
 from strategies import POLICIES, game_positions, play_game  # noqa: E402
-from test_leak import positions, redeal, swap_own_tile  # noqa: E402
+from test_leak import own_tile_swaps, positions, redeal  # noqa: E402
 
 VARIANTS = [
     Rules(),
@@ -146,19 +146,14 @@ def test_observation_changes_when_the_own_hand_changes(block: int) -> None:
     """The control that shows the no-leak test able to fail."""
     rng = Random(block)
     changed = 0
-    for state in positions(8, 9000 + 1000 * block):
-        for seat in range(state.rules.players):
-            swapped = swap_own_tile(state, seat, rng)
-            if swapped is None:
-                continue
-            twin, partner = swapped
-            assert not np.array_equal(observation_tensor(view(twin, seat)),
-                                      observation_tensor(view(state, seat)))
-            for other in range(state.rules.players):
-                if other not in (seat, partner):
-                    assert np.array_equal(observation_tensor(view(twin, other)),
-                                          observation_tensor(view(state, other)))
-            changed += 1
+    for state, seat, twin, partner in own_tile_swaps(positions(8, 9000 + 1000 * block), rng):
+        assert not np.array_equal(observation_tensor(view(twin, seat)),
+                                  observation_tensor(view(state, seat)))
+        for other in range(state.rules.players):
+            if other not in (seat, partner):
+                assert np.array_equal(observation_tensor(view(twin, other)),
+                                      observation_tensor(view(state, other)))
+        changed += 1
     assert changed > 30
 
 

@@ -106,11 +106,15 @@ def observation_size(rules: Rules) -> int:
     return observation_layout(rules).size
 
 
+def total_points(rules: Rules) -> int:
+    """The sum of the values of every tile of the set."""
+    return rules.colors * rules.copies * rules.max_value * (rules.max_value + 1) // 2
+
+
 @lru_cache(maxsize=64)
 def _scales(rules: Rules) -> tuple[float, float, float]:
     """Divisors that bring scores, tile counts and turns into [-1, 1]."""
-    points = rules.colors * rules.copies * rules.max_value * (rules.max_value + 1) / 2
-    return float(points), float(rules.tile_count), float(max_turns(rules))
+    return float(total_points(rules)), float(rules.tile_count), float(max_turns(rules))
 
 
 def max_turns(rules: Rules) -> int:

@@ -112,15 +112,18 @@ def observation_space(rules: Rules) -> spaces.Dict:
     })
 
 
+def seat_mask(state: GameState, seat: int) -> features.Mask:
+    """``seat``'s action mask: the legal ids if it is to decide now, else all zeros."""
+    if seat == state.to_move:
+        return features.action_mask(state)  # all zeros at the end
+    return np.zeros(features.player_action_count(state.rules), dtype=np.int8)
+
+
 def observe_seat(state: GameState, seat: int) -> Observation:
     """What ``seat`` observes: built from ``view(state, seat)``; the mask is all zeros
     unless that seat is to decide now."""
     tensor = features.observation_tensor(view(state, seat))
-    if seat == state.to_move:
-        mask = features.action_mask(state)  # all zeros at the end
-    else:
-        mask = np.zeros(features.player_action_count(state.rules), dtype=np.int8)
-    return {"observation": tensor, "action_mask": mask}
+    return {"observation": tensor, "action_mask": seat_mask(state, seat)}
 
 
 def resolve_action(state: GameState, action: object) -> tuple[Action | None, str | None]:
@@ -269,7 +272,7 @@ class NoReturnEnv(gymnasium.Env[Observation, np.int64]):
                 start(other, names)
         self._in_game = True
         self._advance()
-        return self._observation(), self._info()
+        return self._observation_and_info()
 
     def step(
         self, action: np.int64 | int
@@ -288,9 +291,9 @@ class NoReturnEnv(gymnasium.Env[Observation, np.int64]):
             if truncated:
                 self._done = True
                 self._finish_bots()
-            info = self._info()
+            obs, info = self._observation_and_info()
             info["illegal_action"] = reason
-            return self._observation(), self.illegal_reward, False, truncated, info
+            return obs, self.illegal_reward, False, truncated, info
         self._illegal_streak = 0
         state.apply(decoded)
         resolve_chance(state, self._chance_rng)
@@ -299,7 +302,8 @@ class NoReturnEnv(gymnasium.Env[Observation, np.int64]):
         reward = features.rewards(state)[self.seat] if terminated else 0.0
         if terminated:
             self._done = True
-        return self._observation(), reward, terminated, False, self._info()
+        obs, info = self._observation_and_info()
+        return obs, reward, terminated, False, info
 
     def render(self) -> str | None:
         """The public table and whose turn it is (``render_mode="ansi"``); no hand shown."""
@@ -340,21 +344,18 @@ class NoReturnEnv(gymnasium.Env[Observation, np.int64]):
         return self._state
 
     def _mask(self) -> features.Mask:
-        state = self._require_state()
-        if state.to_move != self.seat:
-            return np.zeros(features.player_action_count(self.rules), dtype=np.int8)
-        return features.action_mask(state)
+        return seat_mask(self._require_state(), self.seat)
 
-    def _observation(self) -> Observation:
-        return observe_seat(self._require_state(), self.seat)
-
-    def _info(self) -> dict[str, Any]:
+    def _observation_and_info(self) -> tuple[Observation, dict[str, Any]]:
+        """The agent's observation and the step's info; the legal ids are found once and
+        the info gets its own copy of the mask."""
         state = self._require_state()
-        info: dict[str, Any] = {"seat": self.seat, "action_mask": self._mask(),
+        obs = observe_seat(state, self.seat)
+        info: dict[str, Any] = {"seat": self.seat, "action_mask": obs["action_mask"].copy(),
                                 "turns": state.turns}
         if state.is_over():
             info["scores"] = state.scores()
-        return info
+        return obs, info
 
     def _advance(self) -> None:
         """Let the bots decide until it is the agent's turn or the game is over."""

@@ -108,11 +108,6 @@ GAME_TYPE = pyspiel.GameType(
 
 
 # ----------------------------------------------------------------------------- sizes
-def total_points(rules: Rules) -> int:
-    """The sum of the values of every tile of the set."""
-    return rules.colors * rules.copies * rules.max_value * (rules.max_value + 1) // 2
-
-
 def utility_bounds(rules: Rules) -> tuple[float, float]:
     """Bounds on ``features.rewards``: honest (never exceeded), not tight.
 
@@ -129,7 +124,7 @@ def utility_bounds(rules: Rules) -> tuple[float, float]:
       <= P``: at most ``P`` for two players and ``max(P / 2, P / (n - 1)) = P / 2`` for
       three or four.
     """
-    points = float(total_points(rules))
+    points = float(features.total_points(rules))
     return -points, points if rules.players == 2 else points / 2
 
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from random import Random
 from typing import IO, Any, Protocol
@@ -78,8 +78,26 @@ def start(client: TestClient, table_id: str, tokens: dict[int, str]) -> None:
     assert answer.json()["status"] == "playing"
 
 
+class StateReader:
+    """``next_state`` for any client whose ``next()`` reads one message (``Player`` here,
+    the cluster's ``Client``)."""
+
+    def next(self) -> dict[str, Any]:
+        """The next message, whatever it is."""
+        raise NotImplementedError
+
+    def next_state(self, until: Callable[[dict[str, Any]], bool] = lambda _s: True) -> (
+            dict[str, Any]):
+        """Read up to the first state that satisfies ``until``; any other message fails."""
+        while True:
+            message = self.next()
+            assert message["type"] == "state", message
+            if until(message):
+                return message
+
+
 @dataclass
-class Player:
+class Player(StateReader):
     """One WebSocket connection (a seat, or a spectator with ``seat`` None) and all it got.
 
     ``messages`` keeps every message received with the version of the last state seen
@@ -118,15 +136,6 @@ class Player:
             self.state = message
         return message
 
-    def next_state(self, until: Callable[[dict[str, Any]], bool] = lambda _s: True) -> (
-            dict[str, Any]):
-        """Read up to the first state that satisfies ``until``; any other message fails."""
-        while True:
-            message = self.next()
-            assert message["type"] == "state", message
-            if until(message):
-                return message
-
     def sync(self, version: int) -> dict[str, Any]:
         """Read states until this connection has seen ``version``."""
         if self.state.get("version") == version:
@@ -150,6 +159,26 @@ def connect(client: TestClient, table_id: str, seat: int | None,
         player = Player(ws, seat, token)
         player.hello()
         yield player
+
+
+@contextmanager
+def seated(client: TestClient, seats: list[dict[str, Any]], rules: dict[str, int] | None = None,
+           ) -> Iterator[tuple[str, dict[int, str], dict[int, Player]]]:
+    """A table created and started, every person connected (in seat order), closed at the
+    end: its id, each person's token, and the players by seat."""
+    table_id, tokens = create(client, seats, rules)
+    start(client, table_id, tokens)
+    with ExitStack() as stack:
+        players = {seat: stack.enter_context(connect(client, table_id, seat, token))
+                   for seat, token in sorted(tokens.items())}
+        yield table_id, tokens, players
+
+
+def turn(players: dict[int, Player], state: dict[str, Any]) -> tuple[Player, Player]:
+    """In a game of two people: the one ``state`` waits on, and the other."""
+    mover = players[state["view"]["to_move"]]
+    (other,) = (p for p in players.values() if p is not mover)
+    return mover, other
 
 
 class Reader(Protocol):

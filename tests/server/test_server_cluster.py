@@ -26,8 +26,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -38,6 +38,7 @@ import httpx
 import pytest
 from conftest import PG_URL, _with_schema, pg_problem
 from srvkit import (
+    StateReader,
     free_port,
     scan,
     settle,
@@ -188,7 +189,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 
 # ------------------------------------------------------------------------- clients
 @dataclass
-class Client:
+class Client(StateReader):
     """One seat over a real WebSocket; survives reconnections (to any process).
 
     ``messages`` is srvkit's format (version seen before, text last sent, message), for
@@ -232,14 +233,6 @@ class Client:
                 f"seat {self.seat}: version went back from {before} to {message['version']}")
             self.state = message
         return message
-
-    def next_state(self, until: Callable[[dict[str, Any]], bool] = lambda _s: True) -> (
-            dict[str, Any]):
-        while True:
-            message = self.next()
-            assert message["type"] == "state", message
-            if until(message):
-                return message
 
     def sync(self, version: int) -> dict[str, Any]:
         if self.state.get("version", -1) >= version:
@@ -592,71 +585,77 @@ def test_processes_starting_at_once_migrate_one_after_the_other() -> None:
 
 
 # -------------------------------------------------------------------- the broadcaster
+@asynccontextmanager
+async def broadcasters(url_one: str = REDIS_URL) -> AsyncIterator[
+        tuple[RedisBroadcaster, RedisBroadcaster]]:
+    """Two started broadcasters (as two processes have) on a fresh prefix, closed at the
+    end; the first reaches Redis at ``url_one``, the second at ``REDIS_URL``."""
+    prefix = f"nrtest-{secrets.token_hex(4)}:"
+    one, two = RedisBroadcaster(url_one, prefix), RedisBroadcaster(REDIS_URL, prefix)
+    await one.start()
+    await two.start()
+    try:
+        yield one, two
+    finally:
+        await one.close()
+        await two.close()
+
+
 def test_a_notice_reaches_a_subscriber_of_another_process() -> None:
     need_redis()
-    prefix = f"nrtest-{secrets.token_hex(4)}:"
 
     async def scenario() -> None:
         import redis.asyncio  # noqa: PLC0415
 
-        one, two = RedisBroadcaster(REDIS_URL, prefix), RedisBroadcaster(REDIS_URL, prefix)
-        await one.start()
-        await two.start()
-        admin = redis.asyncio.Redis.from_url(REDIS_URL)
-        channel = one.channel("t1")
-        try:
-            async with one.subscribe("t1") as sub, one.subscribe("t1") as sub2:
-                assert one.channels() == {channel}  # one Redis subscription for both
-                assert dict(await admin.pubsub_numsub(channel)) == {channel.encode(): 1}
-                await two.publish("t1")
-                await asyncio.wait_for(sub.wait(), 5)
-                await asyncio.wait_for(sub2.wait(), 5)
-                await two.publish("t2")  # another table's notice wakes nobody here
-                with pytest.raises(TimeoutError):
-                    await asyncio.wait_for(sub.wait(), 0.3)
-                await one.publish("t1")  # a local publish wakes at once, and only once
-                await asyncio.wait_for(sub.wait(), 0.5)
-                with pytest.raises(TimeoutError):
-                    await asyncio.wait_for(sub.wait(), 0.3)
-            deadline = time.monotonic() + 5
-            while one.channels() or dict(await admin.pubsub_numsub(channel))[channel.encode()]:
-                assert time.monotonic() < deadline, "the last subscriber left: unsubscribe"
-                await asyncio.sleep(0.05)
-            assert one.subscribers("t1") == 0
-        finally:
-            await one.close()
-            await two.close()
-            await admin.aclose()
+        async with broadcasters() as (one, two):
+            admin = redis.asyncio.Redis.from_url(REDIS_URL)
+            channel = one.channel("t1")
+            try:
+                async with one.subscribe("t1") as sub, one.subscribe("t1") as sub2:
+                    assert one.channels() == {channel}  # one Redis subscription for both
+                    assert dict(await admin.pubsub_numsub(channel)) == {channel.encode(): 1}
+                    await two.publish("t1")
+                    await asyncio.wait_for(sub.wait(), 5)
+                    await asyncio.wait_for(sub2.wait(), 5)
+                    await two.publish("t2")  # another table's notice wakes nobody here
+                    with pytest.raises(TimeoutError):
+                        await asyncio.wait_for(sub.wait(), 0.3)
+                    await one.publish("t1")  # a local publish wakes at once, and only once
+                    await asyncio.wait_for(sub.wait(), 0.5)
+                    with pytest.raises(TimeoutError):
+                        await asyncio.wait_for(sub.wait(), 0.3)
+                deadline = time.monotonic() + 5
+                while one.channels() or dict(await admin.pubsub_numsub(channel))[channel.encode()]:
+                    assert time.monotonic() < deadline, "the last subscriber left: unsubscribe"
+                    await asyncio.sleep(0.05)
+                assert one.subscribers("t1") == 0
+            finally:
+                await admin.aclose()
 
     asyncio.run(scenario())
 
 
 def test_the_broadcaster_reconnects_after_losing_redis() -> None:
     need_redis()
-    prefix = f"nrtest-{secrets.token_hex(4)}:"
 
     async def scenario() -> None:
         import redis.asyncio  # noqa: PLC0415
 
-        one, two = RedisBroadcaster(REDIS_URL, prefix), RedisBroadcaster(REDIS_URL, prefix)
-        await one.start()
-        await two.start()
-        admin = redis.asyncio.Redis.from_url(REDIS_URL, decode_responses=True)
-        try:
-            async with one.subscribe("t1") as sub:
-                ids = [c["id"] for c in await admin.client_list() if
-                       c.get("name") == one.client_name]
-                assert len(ids) == 1
-                await admin.client_kill_filter(_id=ids[0])  # Redis drops the connection
-                # After reconnecting, every local subscriber is woken (notices may be lost).
-                await asyncio.wait_for(sub.wait(), 10)
-                assert one.connects == 2
-                await two.publish("t1")  # and notices flow again
-                await asyncio.wait_for(sub.wait(), 5)
-        finally:
-            await one.close()
-            await two.close()
-            await admin.aclose()
+        async with broadcasters() as (one, two):
+            admin = redis.asyncio.Redis.from_url(REDIS_URL, decode_responses=True)
+            try:
+                async with one.subscribe("t1") as sub:
+                    ids = [c["id"] for c in await admin.client_list() if
+                           c.get("name") == one.client_name]
+                    assert len(ids) == 1
+                    await admin.client_kill_filter(_id=ids[0])  # Redis drops the connection
+                    # After reconnecting, every local subscriber is woken (notices may be lost).
+                    await asyncio.wait_for(sub.wait(), 10)
+                    assert one.connects == 2
+                    await two.publish("t1")  # and notices flow again
+                    await asyncio.wait_for(sub.wait(), 5)
+            finally:
+                await admin.aclose()
 
     asyncio.run(scenario())
 
@@ -802,17 +801,12 @@ def test_the_broadcaster_survives_a_redis_outage() -> None:
     need_redis()
     from redis.asyncio.connection import parse_url  # noqa: PLC0415
 
-    prefix = f"nrtest-{secrets.token_hex(4)}:"
-
     async def scenario() -> None:
         outage = Outage(int(parse_url(REDIS_URL).get("port", 6379)))
         await outage.up()
-        one = RedisBroadcaster(f"redis://127.0.0.1:{outage.port}/0", prefix)
-        two = RedisBroadcaster(REDIS_URL, prefix)
-        await one.start()
-        await two.start()
         try:
-            async with one.subscribe("t1") as sub:
+            async with broadcasters(f"redis://127.0.0.1:{outage.port}/0") as (one, two), \
+                    one.subscribe("t1") as sub:
                 await outage.down()
                 await asyncio.sleep(0.3)
                 await two.publish("t1")  # lost for ``one``: it cannot hear Redis
@@ -827,8 +821,6 @@ def test_the_broadcaster_survives_a_redis_outage() -> None:
                 await two.publish("t1")
                 await asyncio.wait_for(sub.wait(), 5)
         finally:
-            await one.close()
-            await two.close()
             await outage.down()
 
     asyncio.run(scenario())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from random import Random
+
 import pytest
 
 from noreturn.engine import (
@@ -18,9 +20,12 @@ from noreturn.engine import (
     Score,
     legal_actions,
     make_tile,
+    new_game,
     parse_action,
     parse_tile,
+    rollout_action,
     tile_code,
+    tiles_text,
 )
 from scenario import HANDS_2P, deal, scenario, scoring_position, tiles
 
@@ -59,6 +64,28 @@ def test_text_form_of_every_legal_action_reads_back() -> None:
             assert parse_action(str(action)) == action
 
 
+def test_legal_actions_are_the_values_their_constructors_make() -> None:
+    """The generator builds actions without the sorting constructor (``of_sorted``): each
+    must still be the canonical value, equal and hashing alike."""
+    rng = Random(11)
+    small = Rules(players=2, colors=2, max_value=4, hand_size=3)
+    for rules in (Rules(players=2), Rules(players=3), small):
+        for _ in range(3):
+            state = new_game(rules, rng)
+            while not state.is_over():
+                if state.is_chance():
+                    state.apply(state.sample_draw(rng))
+                    continue
+                actions = legal_actions(state)
+                for action in actions:
+                    remade = (Score(action.row, action.count, tuple(reversed(action.pay)))
+                              if isinstance(action, Score) else
+                              type(action)(*(tuple(reversed(getattr(action, name)))
+                                             for name in action.__slots__)))
+                    assert remade == action and hash(remade) == hash(action)
+                state.apply(rollout_action(state, rng))
+
+
 def test_tiles_of_an_action_are_kept_in_descending_order() -> None:
     assert parse_action("place R9 R11") == parse_action("place R11 R9")
     # Descending by tile: by colour (last colour first), then by value.
@@ -81,6 +108,7 @@ def test_tile_codes_are_total_so_a_refusal_can_name_any_tile() -> None:
     assert tile_code(make_tile(5, 31)) == "P31" and tile_code(make_tile(0, 0)) == "R0"
     for bad in (-1, -33, make_tile(6, 1), 10**6):
         assert tile_code(bad) == f"#{bad}"
+    assert tiles_text([make_tile(0, 11), -1, make_tile(4, 3)]) == "R11 #-1 B3"
 
 
 def test_text_form_reads_any_case_and_colour_names() -> None:

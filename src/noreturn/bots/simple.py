@@ -1,6 +1,6 @@
 """The simplest opponents: ``random`` and ``greedy``.
 
-``greedy`` looks one action ahead with a plain evaluation (``evaluate.action_value``): the
+``greedy`` looks one action ahead with a plain evaluation (``evaluate.action_values``): the
 immediate change of its score plus a little credit for rows it can still score. It plays
 legal, sensible-looking moves without a plan, which makes it the gentle ``easy`` level.
 """
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from random import Random
 
 from noreturn.bots.base import parse_options, register
-from noreturn.bots.evaluate import action_value
+from noreturn.bots.evaluate import action_values
 from noreturn.engine import Action, View
 
 
@@ -32,14 +32,9 @@ class GreedyBot:
 
     def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
         """The legal action whose plain evaluation is highest."""
-        best: list[Action] = []
-        best_value = float("-inf")
-        for action in legal:
-            value = action_value(view, action)
-            if value > best_value:
-                best, best_value = [action], value
-            elif value == best_value:
-                best.append(action)
+        scores = action_values(view, legal)
+        top = max(scores)
+        best = [action for action, value in zip(legal, scores, strict=True) if value == top]
         return best[int(rng.random() * len(best))]
 
 

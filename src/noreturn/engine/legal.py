@@ -21,6 +21,8 @@ from noreturn.engine.actions import (
     Pass,
     Place,
     Score,
+    of_sorted,
+    score_of_sorted,
 )
 from noreturn.engine.errors import IllegalActionError
 from noreturn.engine.state import MULLIGAN, OVER, GameState
@@ -41,26 +43,30 @@ def sub_choices(hand: list[int], lo: int, hi: int) -> list[Choice]:
     """Every distinct sub-multiset of ``hand[lo:hi]`` (the empty one first), by mask.
 
     ``hand`` is sorted ascending; each run of equal tiles contributes a prefix of its
-    positions, which gives every multiset exactly one mask.
+    positions, which gives every multiset exactly one mask. The choices come out in mask
+    order as they are made: a run's positions lie above all earlier ones, so the choices
+    with k of its tiles, each of the earlier ones plus those k, follow all with fewer.
+    Their tiles are descending for the same reason (a run's tiles are the highest yet).
     """
     out: list[Choice] = [(0, (), 0)]
     i = lo
     while i < hi:
         tile = hand[i]
-        j = i
+        j = i + 1
         while j < hi and hand[j] == tile:
             j += 1
+        value = tile & VALUE_MASK
         grown: list[Choice] = []
-        for mask, tiles, total in out:
-            more_mask, more_tiles, more_total = mask, tiles, total
-            for pos in range(i, j):
-                more_mask |= 1 << pos
-                more_tiles = (tile, *more_tiles)
-                more_total += tile & VALUE_MASK
-                grown.append((more_mask, more_tiles, more_total))
-        out.extend(grown)
+        bits, total = 0, 0
+        tiles: tuple[int, ...] = ()
+        for pos in range(i, j):
+            bits |= 1 << pos
+            tiles += (tile,)
+            total += value
+            grown += [(mask | bits, tiles + more, more_total + total)
+                      for mask, more, more_total in out]
+        out += grown
         i = j
-    out.sort()
     return out
 
 
@@ -87,12 +93,13 @@ def legal_actions(state: GameState) -> list[Action]:
         return [Draw(t) for t in sorted(set(state.bag))]
     seat = state.to_move
     hand = sorted(state.hands[seat])
-    everything = sub_choices(hand, 0, len(hand))
+    everything = sub_choices(hand, 0, len(hand))  # tiles descending: of_sorted takes them
     if state.stage == MULLIGAN:
         limit = len(state.bag)
-        return [Mulligan(tiles) for _, tiles, _ in everything if len(tiles) <= limit]
+        return [of_sorted(Mulligan, tiles) for _, tiles, _ in everything if len(tiles) <= limit]
     limit = state.rules.exchange_limit
-    actions: list[Action] = [Exchange(t) for _, t, _ in everything if 1 <= len(t) <= limit]
+    actions: list[Action] = [of_sorted(Exchange, t) for _, t, _ in everything
+                             if 1 <= len(t) <= limit]
     ranges = colour_ranges(hand, state.rules.colors)
     if state.phases[seat] == 1:
         actions += _places(state, hand, ranges)
@@ -108,7 +115,7 @@ def _places(state: GameState, hand: list[int], ranges: list[tuple[int, int]]) ->
         end = lo
         while end < hi and (not row or hand[end] & VALUE_MASK <= row[-1]):
             end += 1
-        places += [Place(tiles) for _, tiles, _ in sub_choices(hand, lo, end)[1:]]
+        places += [of_sorted(Place, tiles) for _, tiles, _ in sub_choices(hand, lo, end)[1:]]
     return places
 
 
@@ -120,7 +127,7 @@ def _scores(state: GameState, hand: list[int], ranges: list[tuple[int, int]]) ->
         for count in range(1, len(row) + 1):
             due += row[-count]
             scores += [
-                Score(colour, count, tiles)
+                score_of_sorted(colour, count, tiles)
                 for choices in payments
                 for _, tiles, total in choices
                 if total >= due

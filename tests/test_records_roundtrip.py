@@ -10,6 +10,7 @@ The helpers here (``recorded_game``, ``VARIANTS``) serve the other record tests 
 
 from __future__ import annotations
 
+import gc
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -211,3 +212,23 @@ def test_unfinished_game_is_valid_in_progress_at_every_event_boundary() -> None:
         assert (verdict.scores is None) == (not expected.is_over())
         if not expected.is_over():
             assert verdict.reason.startswith("in progress: player ")
+
+
+def test_the_writer_holds_events_the_collector_need_not_scan() -> None:
+    """A server keeps hundreds of games in memory: their events are no work for full
+    garbage collections, and the record given out is plain JSON data, a copy."""
+    rng = Random(5)
+    state = GameState(Rules(players=3), 0)
+    writer = RecordWriter(state)
+    while not state.is_over():
+        action = state.sample_draw(rng) if state.is_chance() else rollout_action(state, rng)
+        writer.observe(state, action)
+        state.apply(action)
+    gc.collect()
+    assert writer.events and not any(gc.is_tracked(event) for event in writer.events)
+    record = writer.record(state)
+    assert json.loads(dumps(record)) == record  # lists, as JSON reads them back
+    assert check_record(record).scores == tuple(state.scores())
+    dealt = len(record["events"][0]["tiles"])
+    record["events"][0]["tiles"].append("R1")
+    assert len(writer.record(state)["events"][0]["tiles"]) == dealt

@@ -58,6 +58,10 @@ class RecordWriter:
         self.players = players if players is not None else default_players(state.n)
         self.meta = meta
         self.events: list[dict[str, Any]] = []
+        """The events so far, their tile lists kept as tuples: a dict of strings, numbers
+        and tuples of strings is no work for the garbage collector, which a server holding
+        hundreds of games in memory would otherwise scan (two containers per event) in
+        every full collection. ``record`` gives them as lists."""
         self._drawing = False
 
     def observe(self, state: GameState, action: Action) -> None:
@@ -67,14 +71,15 @@ class RecordWriter:
             code = tile_code(action.tile)
             last = self.events[-1] if self.events else None
             if self._drawing and last is not None and last["player"] == seat:
-                last["tiles"].append(code)
+                last["tiles"] = (*last["tiles"], code)
             else:
                 kind = "deal" if state.stage == DEAL else "draw"
-                self.events.append({"type": kind, "player": seat, "tiles": [code]})
+                self.events.append({"type": kind, "player": seat, "tiles": (code,)})
                 self._drawing = True
             return
         self._drawing = False
-        self.events.append(action_event(seat, action))
+        self.events.append({key: tuple(value) if type(value) is list else value
+                            for key, value in action_event(seat, action).items()})
 
     def record(self, state: GameState | None = None) -> Record:
         """The record so far; with the final ``state`` of a finished game, its result too."""
@@ -84,7 +89,8 @@ class RecordWriter:
             "rules": self.rules.to_dict(),
             "players": copy.deepcopy(self.players),
             "start_player": self.start_player,
-            "events": copy.deepcopy(self.events),
+            "events": [{key: list(value) if type(value) is tuple else value
+                        for key, value in event.items()} for event in self.events],
         }
         if state is not None and state.is_over():
             record["result"] = {"scores": state.scores(), "ranks": state.ranks()}

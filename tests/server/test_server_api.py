@@ -11,6 +11,7 @@ from sqlalchemy import select
 from srvkit import connect, create, start
 
 from noreturn.server import create_app
+from noreturn.server.app import FULL_COLLECTION_EVERY
 from noreturn.server.db import TableRow
 
 SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"},
@@ -217,6 +218,10 @@ def test_a_running_server_keeps_its_startup_objects_out_of_the_collectors_sight(
     import gc  # noqa: PLC0415
 
     gc.unfreeze()
+    before = gc.get_threshold()
     with TestClient(create_app(f"sqlite:///{tmp_path / 'gc.db'}")):
         assert gc.get_freeze_count() > 10_000
-    assert gc.get_freeze_count() == 0
+        # full collections (every live connection's objects scanned) 10x rarer
+        assert gc.get_threshold() == (*before[:2], FULL_COLLECTION_EVERY)
+        assert 10 * before[2] <= FULL_COLLECTION_EVERY
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before

@@ -23,7 +23,12 @@ from noreturn.server.db import (
     normalize_url,
 )
 from noreturn.server.schemas import CreateTable, SeatIn
-from noreturn.server.service import ConflictError, TableService
+from noreturn.server.service import (
+    ConflictError,
+    ForbiddenError,
+    NotFoundError,
+    TableService,
+)
 
 SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 
@@ -112,3 +117,34 @@ def test_the_default_database_is_under_xdg_data(monkeypatch: pytest.MonkeyPatch,
     migrate(engine)
     engine.dispose()
     assert (tmp_path / "noreturn" / "noreturn.db").is_file()
+
+
+def test_a_welcome_is_the_table_and_the_state_of_one_read(db_url: str) -> None:
+    """A new connection's welcome (one call) says what ``get`` and ``state_message`` say,
+    in the lobby and in play, and refuses a seat whose person left."""
+    engine = make_engine(db_url)
+    migrate(engine)
+    service, other = TableService(engine), TableService(engine)
+    created = service.create(CreateTable(seats=[SeatIn(kind="human", name="Ada"),
+                                                SeatIn(kind="human", name="Bo")], rules=SMALL))
+    table_id = created["table"]["id"]
+    tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
+    digest = service.seat_of(table_id, tokens[0])[1]
+    assert other.welcome(table_id, 0, digest) == (service.get(table_id),
+                                                  service.state_message(table_id, 0, digest))
+    service.join(table_id, tokens[1], None)
+    service.start(table_id, tokens[0])
+    other.welcome(table_id, 0, digest)
+    mover = service.state_message(table_id, None)["view"]["to_move"]
+    state = service.state_message(table_id, mover, service.seat_of(table_id, tokens[mover])[1])
+    service.act(table_id, mover, state["legal"][0], state["version"])  # other's copy is old
+    table, mine = other.welcome(table_id, 0, digest)
+    assert table == service.get(table_id) and table["version"] == state["version"] + 1
+    assert mine == service.state_message(table_id, 0, digest)
+    assert other.welcome(table_id, None)[1] == service.state_message(table_id, None)
+    service.leave(table_id, tokens[0])
+    with pytest.raises(ForbiddenError):
+        other.welcome(table_id, 0, digest)
+    with pytest.raises(NotFoundError):
+        other.welcome("no-such-table", None)
+    engine.dispose()

@@ -19,8 +19,8 @@ import gc
 import json
 import logging
 import weakref
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -74,6 +74,9 @@ MESSAGE_LIMITS = MessageLimits()
 TAKEOVER_SECONDS = 10.0
 """A game in progress unchanged this long while a bot is to move is taken over (its
 bot runner's process died): every process looks for such games (``BotRunner.sweep``)."""
+FULL_COLLECTION_EVERY = 100
+"""Collections of the garbage collector's middle generation between two full ones (the
+interpreter's default: 10); see ``collector_for_serving``."""
 CLOSE_BAD_TOKEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_MALFORMED = 4400
@@ -256,13 +259,17 @@ class Connection:
             await self.error("bad_token", exc.message)
             await self.ws.close(CLOSE_BAD_TOKEN, "bad token")
             return False
+        await self.send_state(message)
+        return True
+
+    async def send_state(self, message: dict[str, Any]) -> None:
+        """Send a state message unless it is the one sent last."""
         text = json.dumps(message)
         async with self._send_lock:
             if text != self._last_state:
                 self._last_state = text
                 self._last_version = int(message["version"])
                 await self.ws.send_text(text)
-        return True
 
 
 def parse_message(text: str) -> dict[str, Any]:
@@ -317,9 +324,8 @@ class PlayChannel:
             if not await self.hello(conn):
                 return
             async with self.hub.subscribe(table_id) as sub:
-                table = await run(self.service.get, table_id)
-                await conn.send({"type": "welcome", "seat": conn.seat, "table": table})
-                if not await conn.push_state(self.service):
+                # read after subscribing: a change from now on comes as a notice
+                if not await self.welcome(conn):
                     return
                 self.bots.kick(table_id)  # in case the game waits on a bot (a restart)
                 async with anyio.create_task_group() as group:
@@ -345,8 +351,9 @@ class PlayChannel:
             await conn.ws.close(CLOSE_MALFORMED, "malformed hello")
             return False
         try:
-            await run(self.service.get, conn.table_id)
-            if token is not None:
+            if token is None:
+                await run(self.service.get, conn.table_id)
+            else:  # the seat's read finds a missing table too
                 conn.seat, conn.token_hash = await run(self.service.seat_of, conn.table_id,
                                                        token)
         except NotFoundError:
@@ -356,6 +363,23 @@ class PlayChannel:
             await conn.error("bad_token", exc.message)
             await conn.ws.close(CLOSE_BAD_TOKEN, "bad token")
             return False
+        return True
+
+    async def welcome(self, conn: Connection) -> bool:
+        """Send the welcome and the first state, read in one call. False: the table is
+        gone or the seat was withdrawn meanwhile (the client was told, the socket closed)."""
+        try:
+            table, state = await run(self.service.welcome, conn.table_id, conn.seat,
+                                     conn.token_hash)
+        except NotFoundError:
+            await conn.ws.close(CLOSE_NOT_FOUND, "no such table")
+            return False
+        except ForbiddenError as exc:
+            await conn.error("bad_token", exc.message)
+            await conn.ws.close(CLOSE_BAD_TOKEN, "bad token")
+            return False
+        await conn.send({"type": "welcome", "seat": conn.seat, "table": table})
+        await conn.send_state(state)
         return True
 
     async def pusher(self, conn: Connection, wait: Callable[[], Any],
@@ -433,6 +457,33 @@ class PlayChannel:
                                   "hint or ping")
 
 
+@contextmanager
+def collector_for_serving() -> Iterator[None]:
+    """The garbage collector set for a long-running server, put back as it was after.
+
+    What exists at startup (the imported libraries: some hundred thousand objects) lives as
+    long as the process: frozen, out of the collector's sight, a full collection no longer
+    scans it. Under load (benchmarks/load.py) full collections paused every request for
+    100-200 ms before, 25-110 ms after (the connections and games remain).
+
+    Those remain because a full collection scans every live object: some 280 per WebSocket
+    connection (the server stack's tasks, coroutines, queues), 70,000 with 250 people,
+    50-100 ms on a slow machine. By default one comes every 10 collections of the middle
+    generation (every 20-30 s under load); after ``FULL_COLLECTION_EVERY`` (every few
+    minutes) the same pause reaches a tenth as many requests, while the young collections,
+    which free most cyclic garbage, run as before.
+    """
+    young, middle, full = gc.get_threshold()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
+    try:
+        yield
+    finally:
+        gc.set_threshold(young, middle, full)
+        gc.unfreeze()
+
+
 def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
                broadcaster: Broadcaster | None = None, static_dir: Path = STATIC,
                message_limits: MessageLimits | None = MESSAGE_LIMITS,
@@ -477,14 +528,8 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
             bots.kick(table_id)  # games that were waiting on a bot when the server stopped
         sweeper = asyncio.get_running_loop().create_task(
             bots.sweep(max(0.2, takeover_after / 4), takeover_after))
-        # What exists now (the imported libraries: some hundred thousand objects) lives as
-        # long as the process: out of the collector's sight, a full collection no longer
-        # scans it. Under load (benchmarks/load.py) full collections paused every request
-        # for 100-200 ms before, 25-110 ms after (the connections and games remain).
-        gc.collect()
-        gc.freeze()
-        yield
-        gc.unfreeze()
+        with collector_for_serving():
+            yield
         sweeper.cancel()
         await asyncio.gather(sweeper, return_exceptions=True)
         await bots.stop()

@@ -375,6 +375,22 @@ class TableService:
             _row, _seats, seat = self._holder(session, table_id, token)
             return seat.seat, hash_token(token or "")
 
+    def welcome(self, table_id: str, seat: int | None,
+                token_hash: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A new connection's public table and first state, from one read of the table.
+
+        One call instead of ``get`` then ``state_message``: every connection (a person
+        joining, a reconnect) costs the database one query and the process one hand-off.
+
+        Raises:
+            NotFoundError; ForbiddenError: the seat's token no longer holds it.
+        """
+        if not TABLE_ID.fullmatch(table_id):
+            self._row_missing(table_id)
+        with self.games.locked(table_id):
+            known, game = self._read(table_id)
+            return known.table, self._state(known, game, seat, token_hash)
+
     def join(self, table_id: str, token: str | None, name: str | None) -> dict[str, Any]:
         """Mark the token's seat as joined; in the lobby its name may change."""
         with self._transaction(table_id) as session:

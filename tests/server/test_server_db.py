@@ -10,7 +10,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import Engine, inspect
 from sqlalchemy.exc import IntegrityError
 
 from noreturn.server.db import (
@@ -68,16 +68,23 @@ def test_the_database_refuses_a_second_move_at_the_same_version(db_url: str) -> 
     engine.dispose()
 
 
-def test_two_services_on_one_database_see_each_others_moves(db_url: str) -> None:
-    """Two processes' worth of caches: a move decided on a copy the other process moved
-    past is refused (``stale``); a read catches the copy up."""
+def two_services_at_a_table(db_url: str) -> tuple[
+        Engine, TableService, TableService, str, dict[int, str]]:
+    """Two processes' worth of services on one new database, and a lobby of two people
+    made by the first: the engine, both services, the table's id and its seat tokens."""
     engine = make_engine(db_url)
     migrate(engine)
     one, two = TableService(engine), TableService(engine)
     created = one.create(CreateTable(seats=[SeatIn(kind="human", name="Ada"),
                                             SeatIn(kind="human", name="Bo")], rules=SMALL))
-    table_id = created["table"]["id"]
     tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
+    return engine, one, two, created["table"]["id"], tokens
+
+
+def test_two_services_on_one_database_see_each_others_moves(db_url: str) -> None:
+    """Two processes' worth of caches: a move decided on a copy the other process moved
+    past is refused (``stale``); a read catches the copy up."""
+    engine, one, two, table_id, tokens = two_services_at_a_table(db_url)
     one.join(table_id, tokens[1], None)
     one.start(table_id, tokens[0])
     rng = Random(3)
@@ -122,13 +129,7 @@ def test_the_default_database_is_under_xdg_data(monkeypatch: pytest.MonkeyPatch,
 def test_a_welcome_is_the_table_and_the_state_of_one_read(db_url: str) -> None:
     """A new connection's welcome (one call) says what ``get`` and ``state_message`` say,
     in the lobby and in play, and refuses a seat whose person left."""
-    engine = make_engine(db_url)
-    migrate(engine)
-    service, other = TableService(engine), TableService(engine)
-    created = service.create(CreateTable(seats=[SeatIn(kind="human", name="Ada"),
-                                                SeatIn(kind="human", name="Bo")], rules=SMALL))
-    table_id = created["table"]["id"]
-    tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
+    engine, service, other, table_id, tokens = two_services_at_a_table(db_url)
     digest = service.seat_of(table_id, tokens[0])[1]
     assert other.welcome(table_id, 0, digest) == (service.get(table_id),
                                                   service.state_message(table_id, 0, digest))

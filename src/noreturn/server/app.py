@@ -356,14 +356,19 @@ class PlayChannel:
             else:  # the seat's read finds a missing table too
                 conn.seat, conn.token_hash = await run(self.service.seat_of, conn.table_id,
                                                        token)
-        except NotFoundError:
-            await conn.ws.close(CLOSE_NOT_FOUND, "no such table")
-            return False
-        except ForbiddenError as exc:
-            await conn.error("bad_token", exc.message)
-            await conn.ws.close(CLOSE_BAD_TOKEN, "bad token")
+        except (NotFoundError, ForbiddenError) as exc:
+            await self.refuse(conn, exc)
             return False
         return True
+
+    @staticmethod
+    async def refuse(conn: Connection, exc: NotFoundError | ForbiddenError) -> None:
+        """Close a connection whose table is gone or whose token holds no seat."""
+        if isinstance(exc, NotFoundError):
+            await conn.ws.close(CLOSE_NOT_FOUND, "no such table")
+            return
+        await conn.error("bad_token", exc.message)
+        await conn.ws.close(CLOSE_BAD_TOKEN, "bad token")
 
     async def welcome(self, conn: Connection) -> bool:
         """Send the welcome and the first state, read in one call. False: the table is
@@ -371,12 +376,8 @@ class PlayChannel:
         try:
             table, state = await run(self.service.welcome, conn.table_id, conn.seat,
                                      conn.token_hash)
-        except NotFoundError:
-            await conn.ws.close(CLOSE_NOT_FOUND, "no such table")
-            return False
-        except ForbiddenError as exc:
-            await conn.error("bad_token", exc.message)
-            await conn.ws.close(CLOSE_BAD_TOKEN, "bad token")
+        except (NotFoundError, ForbiddenError) as exc:
+            await self.refuse(conn, exc)
             return False
         await conn.send({"type": "welcome", "seat": conn.seat, "table": table})
         await conn.send_state(state)

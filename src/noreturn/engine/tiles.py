@@ -8,7 +8,7 @@ shift or mask on the hot paths.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from noreturn.engine.errors import NotationError, RulesError
@@ -159,8 +159,8 @@ class Rules:
         return (tile >> VALUE_BITS) < self.colors and 1 <= (tile & VALUE_MASK) <= self.max_value
 
     def to_dict(self) -> dict[str, int]:
-        """The rules as RECORD.md writes them."""
-        return asdict(self)
+        """The rules as RECORD.md writes them (a new dict each time)."""
+        return {name: getattr(self, name) for name in _RULE_NAMES}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
@@ -184,3 +184,8 @@ class Rules:
             values[key.strip()] = int(raw)
         values.setdefault("players", 2)
         return cls.from_dict(values)
+
+
+_RULE_NAMES = tuple(f.name for f in fields(Rules))
+"""``Rules.to_dict``'s keys, in order: ``asdict`` copied them deeply on every call, and the
+server writes the rules into every state message."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
 
 from noreturn.engine.errors import NoReturnError
 from noreturn.engine.state import OVER, STAGE_NAMES, GameState
@@ -72,16 +73,25 @@ class View:
         removed by this seat itself. While the mulligan runs, its own set-aside tiles are
         known too.
         """
-        pool = Counter(self.rules.all_tiles())
+        pool = Counter(_every_tile(self.rules))
         seen: list[int] = list(self.hand or ()) + list(self.own_exchanged)
         if self.stage == "mulligan" and self.own_mulligan:
             seen += self.own_mulligan
         for seat_rows, pile, paid in zip(self.rows, self.piles, self.paid, strict=True):
             for colour, row in enumerate(seat_rows):
                 seen += [colour << VALUE_BITS | v for v in row]
-            seen += list(pile) + list(paid)
-        pool.subtract(seen)
+            seen += pile
+            seen += paid
+        for tile in seen:
+            pool[tile] -= 1
         return +pool
+
+
+@cache
+def _every_tile(rules: Rules) -> dict[int, int]:
+    """How many copies of each tile the set holds: the start of every ``unseen``, which
+    the server works out for each state it sends."""
+    return dict(Counter(rules.all_tiles()))
 
 
 def view(state: GameState, seat: int | None) -> View:

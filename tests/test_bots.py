@@ -10,11 +10,24 @@ import pytest
 
 from noreturn.bots import Deck, make_bot, play_game
 from noreturn.bots.base import LEVELS, BotError, bot_names
+from noreturn.bots.evaluate import action_value, action_values, row_credit
 from noreturn.bots.heuristic import HeuristicBot
 from noreturn.bots.hints import suggest
 from noreturn.bots.ismcts import IsmctsBot, candidates
 from noreturn.bots.sampling import determinize
-from noreturn.engine import Action, Exchange, GameState, Rules, View, legal_actions, view
+from noreturn.engine import (
+    Action,
+    Declare,
+    Exchange,
+    GameState,
+    Mulligan,
+    Place,
+    Rules,
+    Score,
+    View,
+    legal_actions,
+    view,
+)
 from noreturn.records import check_record
 from strategies import game_positions, hidden_from, random_rules, tile_places
 
@@ -104,6 +117,33 @@ def test_ismcts_candidates_are_legal_distinct_and_lead_with_the_strategy() -> No
         assert found[0] == favourite
         exchanges = sum(isinstance(a, Exchange) for a in found)
         assert exchanges <= len(set(state.hands[state.to_move])) + 1
+
+
+def test_greedy_plays_an_action_of_the_highest_plain_value() -> None:
+    """``action_values`` (one pass) follows the formulas of ``evaluate``, and greedy picks
+    among the best-valued actions, each of them sometimes."""
+    for state in _decision_states(Rules(players=3), range(3))[::7]:
+        seen = view(state, state.to_move)
+        legal = legal_actions(state)
+        values = action_values(seen, legal)
+        rate = row_credit(seen) - 1.0
+        for action, value in zip(legal, values, strict=True):
+            if isinstance(action, Exchange):
+                expected = -0.01 * sum(t & 31 for t in action.tiles) - 0.001 * len(action.tiles)
+            elif isinstance(action, Place):
+                expected = rate * sum(t & 31 for t in action.tiles)
+            elif isinstance(action, Score):
+                row = seen.rows[state.to_move][action.row]
+                expected = 2.0 * sum(row[-action.count:]) - 0.1 * sum(t & 31 for t in action.pay)
+            elif isinstance(action, Mulligan):
+                expected = -0.01 * len(action.tiles)
+            else:
+                expected = -0.001 if isinstance(action, Declare) else -1.0
+            assert value == pytest.approx(expected) == action_value(seen, action)
+        best = {a for a, v in zip(legal, values, strict=True) if v == max(values)}
+        rng = Random(1)
+        chosen = {make_bot("greedy").act(seen, legal, rng) for _ in range(40)}
+        assert chosen <= best and (len(best) == 1 or len(chosen) > 1)
 
 
 # ---------------------------------------------------------------- hidden information

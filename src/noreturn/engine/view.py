@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 from noreturn.engine.errors import NoReturnError
 from noreturn.engine.state import OVER, STAGE_NAMES, GameState
@@ -87,10 +87,11 @@ class View:
         return +pool
 
 
-@cache
+@lru_cache(maxsize=32)
 def _every_tile(rules: Rules) -> dict[int, int]:
     """How many copies of each tile the set holds: the start of every ``unseen``, which
-    the server works out for each state it sends."""
+    the server works out for each state it sends. Bounded: a server's tables may each
+    have rules of their own."""
     return dict(Counter(rules.all_tiles()))
 
 

@@ -385,9 +385,7 @@ class TableService:
         Raises:
             NotFoundError; ForbiddenError: the seat's token no longer holds it.
         """
-        if not TABLE_ID.fullmatch(table_id):
-            self._row_missing(table_id)
-        with self.games.locked(table_id):
+        with self.games.locked(table_id):  # the read checks the id
             known, game = self._read(table_id)
             return known.table, self._state(known, game, seat, token_hash)
 

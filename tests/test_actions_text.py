@@ -24,6 +24,7 @@ from noreturn.engine import (
     parse_action,
     parse_tile,
     rollout_action,
+    texts_of,
     tile_code,
     tiles_text,
 )
@@ -84,6 +85,30 @@ def test_legal_actions_are_the_values_their_constructors_make() -> None:
                                              for name in action.__slots__)))
                     assert remade == action and hash(remade) == hash(action)
                 state.apply(rollout_action(state, rng))
+
+
+def test_texts_of_writes_every_action_as_str_does() -> None:
+    """The server's fast writer of legal actions (``texts_of``) gives ``str``'s text for
+    every kind, legal actions of whole games with scoring, and refused actions whose
+    tile or row has no colour."""
+    odd: list[Action] = [Place((999,)), Exchange((3, -1)), Score(9, 2, (1,)), Score(0, 1, ()),
+                         Place(), Mulligan()]
+    assert texts_of([a for a, _ in EVERY_KIND] + odd) == [t for _, t in EVERY_KIND] + [
+        str(a) for a in odd]
+    assert [t.split()[1] for t in texts_of(odd)[:3]] == ["#999", tile_code(3), "#9"]
+    rng = Random(5)
+    seen: set[type] = set()
+    for players in (2, 3, 4):
+        state = new_game(Rules(players=players), rng)
+        while not state.is_over():
+            if state.is_chance():
+                state.apply(state.sample_draw(rng))
+                continue
+            actions = legal_actions(state)
+            seen.update(type(a) for a in actions)
+            assert texts_of(actions) == [str(a) for a in actions]
+            state.apply(rollout_action(state, rng))
+    assert {Place, Exchange, Score, Mulligan, Declare} <= seen
 
 
 def test_tiles_of_an_action_are_kept_in_descending_order() -> None:

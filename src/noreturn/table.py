@@ -41,6 +41,7 @@ from noreturn.engine import (
     Score,
     View,
     legal_actions,
+    texts_of,
     tiles_text,
     view,
     why_illegal,
@@ -219,7 +220,7 @@ class LocalTable:
         """``legal_actions`` as text: kept per version, since a server sends them with
         every state message of the seat to move and they cost more than the message."""
         if self._legal_texts[0] != self.version:
-            self._legal_texts = (self.version, [str(a) for a in self.legal_actions()])
+            self._legal_texts = (self.version, texts_of(self.legal_actions()))
         return list(self._legal_texts[1])
 
     def log(self, seat: int | None) -> list[str]:

@@ -22,6 +22,7 @@ from noreturn.engine.actions import (
     PlayerAction,
     Score,
     parse_action,
+    texts_of,
 )
 from noreturn.engine.encoding import decode_action, encode_action, layout, num_actions
 from noreturn.engine.errors import IllegalActionError, NoReturnError, NotationError, RulesError
@@ -47,5 +48,5 @@ __all__ = [
     "PlayerAction", "Rules", "RulesError", "Score", "View", "check", "colour_of",
     "decode_action", "encode_action", "layout", "legal_actions", "make_tile", "new_game",
     "num_actions", "parse_action", "parse_tile", "playout", "resolve_chance",
-    "rollout_action", "tile_code", "tiles_text", "value_of", "view", "why_illegal",
+    "rollout_action", "texts_of", "tile_code", "tiles_text", "value_of", "view", "why_illegal",
 ]

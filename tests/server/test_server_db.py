@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from random import Random
@@ -10,7 +11,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Engine, event, inspect
 from sqlalchemy.exc import IntegrityError
 
 from noreturn.server.db import (
@@ -126,26 +127,58 @@ def test_the_default_database_is_under_xdg_data(monkeypatch: pytest.MonkeyPatch,
     assert (tmp_path / "noreturn" / "noreturn.db").is_file()
 
 
-def test_a_welcome_is_the_table_and_the_state_of_one_read(db_url: str) -> None:
-    """A new connection's welcome (one call) says what ``get`` and ``state_message`` say,
-    in the lobby and in play, and refuses a seat whose person left."""
+def test_a_welcome_is_the_seat_the_table_and_the_state_of_one_read(db_url: str) -> None:
+    """A new connection's welcome (one call) finds the token's seat and says what ``get``
+    and ``state_message`` say, in the lobby and in play; it refuses a token that holds no
+    seat (or no longer: its person left) and a missing table."""
     engine, service, other, table_id, tokens = two_services_at_a_table(db_url)
     digest = service.seat_of(table_id, tokens[0])[1]
-    assert other.welcome(table_id, 0, digest) == (service.get(table_id),
-                                                  service.state_message(table_id, 0, digest))
+    assert other.welcome(table_id, tokens[0]) == (0, digest, service.get(table_id),
+                                                   service.state_message(table_id, 0, digest))
+    assert other.welcome(table_id, tokens[1]).seat == 1
     service.join(table_id, tokens[1], None)
     service.start(table_id, tokens[0])
-    other.welcome(table_id, 0, digest)
+    other.welcome(table_id, tokens[0])
     mover = service.state_message(table_id, None)["view"]["to_move"]
     state = service.state_message(table_id, mover, service.seat_of(table_id, tokens[mover])[1])
     service.act(table_id, mover, state["legal"][0], state["version"])  # other's copy is old
-    table, mine = other.welcome(table_id, 0, digest)
+    _seat, _digest, table, mine = other.welcome(table_id, tokens[0])
     assert table == service.get(table_id) and table["version"] == state["version"] + 1
     assert mine == service.state_message(table_id, 0, digest)
-    assert other.welcome(table_id, None)[1] == service.state_message(table_id, None)
+    spectator = other.welcome(table_id, None)
+    assert spectator[:2] == (None, None)
+    assert spectator.state == service.state_message(table_id, None)
+    for wrong in ("", "not-a-token", tokens[0] + "x"):
+        with pytest.raises(ForbiddenError):
+            other.welcome(table_id, wrong)
     service.leave(table_id, tokens[0])
-    with pytest.raises(ForbiddenError):
-        other.welcome(table_id, 0, digest)
+    with pytest.raises(ForbiddenError, match="does not hold a seat"):
+        other.welcome(table_id, tokens[0])
     with pytest.raises(NotFoundError):
         other.welcome("no-such-table", None)
+    engine.dispose()
+
+
+def test_after_a_join_or_the_start_here_a_welcome_reads_one_row(db_url: str) -> None:
+    """The process that joined a seat or started the game keeps the table as stored, so
+    the welcomes that follow (every person connects then) and the bots' first look read
+    the table's key only: one statement each, not the table, its seats and its game."""
+    engine, service, _other, table_id, tokens = two_services_at_a_table(db_url)
+    statements: list[str] = []
+    event.listen(engine, "before_cursor_execute",
+                 lambda _c, _cur, text, *_rest: statements.append(text))
+
+    def statements_of(call: Callable[[], object]) -> list[str]:
+        statements.clear()
+        call()
+        return list(statements)
+
+    service.join(table_id, tokens[1], None)
+    welcome = statements_of(lambda: service.welcome(table_id, tokens[1]))
+    assert len(welcome) == 1 and "table_seats" not in welcome[0]
+    service.start(table_id, tokens[0])
+    for token in tokens.values():
+        welcome = statements_of(lambda t=token: service.welcome(table_id, t))  # type: ignore[misc]
+        assert len(welcome) == 1 and "table_seats" not in welcome[0]
+    assert statements_of(lambda: service.bot_turn(table_id)) == []  # people only: none due
     engine.dispose()

@@ -339,11 +339,12 @@ class PlayChannel:
         await ws.accept()
         conn = Connection(ws, table_id)
         try:
-            if not await self.hello(conn):
+            said, token = await self.hello(conn)
+            if not said:
                 return
             async with self.hub.subscribe(table_id) as sub:
                 # read after subscribing: a change from now on comes as a notice
-                if not await self.welcome(conn):
+                if not await self.welcome(conn, token):
                     return
                 self.bots.kick(table_id)  # in case the game waits on a bot (a restart)
                 async with anyio.create_task_group() as group:
@@ -353,8 +354,10 @@ class PlayChannel:
         except WebSocketDisconnect:
             pass
 
-    async def hello(self, conn: Connection) -> bool:
-        """Read the hello; set the connection's seat. False: refused and closed."""
+    @staticmethod
+    async def hello(conn: Connection) -> tuple[bool, str | None]:
+        """Read the hello: whether it is one (False: refused and closed), and its token
+        (None: a spectator). The token is checked by the welcome."""
         try:
             text = await asyncio.wait_for(conn.ws.receive_text(), HELLO_SECONDS)
             data = parse_message(text)
@@ -367,17 +370,8 @@ class PlayChannel:
             await conn.error(exc.code if isinstance(exc, BadRequestError) else "malformed",
                              message)
             await conn.ws.close(CLOSE_MALFORMED, "malformed hello")
-            return False
-        try:
-            if token is None:
-                await run(self.service.get, conn.table_id)
-            else:  # the seat's read finds a missing table too
-                conn.seat, conn.token_hash = await run(self.service.seat_of, conn.table_id,
-                                                       token)
-        except (NotFoundError, ForbiddenError) as exc:
-            await self.refuse(conn, exc)
-            return False
-        return True
+            return False, None
+        return True, token
 
     @staticmethod
     async def refuse(conn: Connection, exc: NotFoundError | ForbiddenError) -> None:
@@ -388,17 +382,18 @@ class PlayChannel:
         await conn.error("bad_token", exc.message)
         await conn.ws.close(CLOSE_BAD_TOKEN, "bad token")
 
-    async def welcome(self, conn: Connection) -> bool:
-        """Send the welcome and the first state, read in one call. False: the table is
-        gone or the seat was withdrawn meanwhile (the client was told, the socket closed)."""
+    async def welcome(self, conn: Connection, token: str | None) -> bool:
+        """Seat the connection (``token``'s seat; None: a spectator) and send the welcome
+        and the first state, all from one call. False: no such table, or the token holds
+        no seat (the client was told, the socket closed)."""
         try:
-            table, state = await run(self.service.welcome, conn.table_id, conn.seat,
-                                     conn.token_hash)
+            welcome = await run(self.service.welcome, conn.table_id, token)
         except (NotFoundError, ForbiddenError) as exc:
             await self.refuse(conn, exc)
             return False
-        await conn.send({"type": "welcome", "seat": conn.seat, "table": table})
-        await conn.send_state(state)
+        conn.seat, conn.token_hash = welcome.seat, welcome.token_hash
+        await conn.send({"type": "welcome", "seat": conn.seat, "table": welcome.table})
+        await conn.send_state(welcome.state)
         return True
 
     async def pusher(self, conn: Connection, wait: Callable[[], Any],

@@ -31,9 +31,9 @@ import math
 import re
 import secrets
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple, NoReturn
 
 from sqlalchemy import Engine, select
@@ -110,6 +110,15 @@ class ConflictError(ServiceError):
 
     status = 409
     code = "conflict"
+
+
+class Welcome(NamedTuple):
+    """What a new connection is told first (``TableService.welcome``)."""
+
+    seat: int | None
+    token_hash: str | None
+    table: dict[str, Any]
+    state: dict[str, Any]
 
 
 class Acted(NamedTuple):
@@ -228,7 +237,7 @@ class TableService:
             NotFoundError, ForbiddenError.
         """
         row, seats = self._row_and_seats(session, table_id)
-        return row, seats, self._authenticate(seats, token)
+        return row, seats, seats[self._authenticate([s.token_hash for s in seats], token)]
 
     def _read(self, table_id: str) -> tuple[Known, LocalTable | None]:
         """The table as stored now, its game caught up (None in the lobby)."""
@@ -265,8 +274,9 @@ class TableService:
             self.games.forget(table_id)
             raise
 
-    def _authenticate(self, seats: list[SeatRow], token: str | None) -> SeatRow:
-        """The seat whose token this is.
+    @staticmethod
+    def _authenticate(digests: Sequence[str | None], token: str | None) -> int:
+        """The seat whose token this is, from the seats' stored digests (in seat order).
 
         Raises:
             ForbiddenError: no token, or none of this table's seats has it.
@@ -275,9 +285,9 @@ class TableService:
             raise ForbiddenError("a seat token is needed: use the link you were given "
                             "(/play/TABLE#token=...)")
         digest = hash_token(token)
-        found: SeatRow | None = None
-        for seat in seats:  # every seat is compared, in constant time each
-            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, digest):
+        found: int | None = None
+        for seat, stored in enumerate(digests):  # every seat is compared, in constant time
+            if stored is not None and hmac.compare_digest(stored, digest):
                 found = seat
         if found is None:
             raise ForbiddenError("this token does not hold a seat at this table: use the link "
@@ -336,6 +346,7 @@ class TableService:
             session.flush()
             session.add_all(seat_rows)
             session.flush()
+            self.games.load(session, row, seat_rows)  # kept as it will be stored (see start)
             table = public_table(row, seat_rows)
         return {
             "table": table,
@@ -375,19 +386,25 @@ class TableService:
             _row, _seats, seat = self._holder(session, table_id, token)
             return seat.seat, hash_token(token or "")
 
-    def welcome(self, table_id: str, seat: int | None,
-                token_hash: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-        """A new connection's public table and first state, from one read of the table.
+    def welcome(self, table_id: str, token: str | None) -> Welcome:
+        """A new connection's seat (``token``'s; None: a spectator), public table and first
+        state, from one look at the table.
 
-        One call instead of ``get`` then ``state_message``: every connection (a person
-        joining, a reconnect) costs the database one query and the process one hand-off.
+        The look is ``_as_stored``'s: one single-row read when this process holds the
+        table as it is stored (a join or start here keeps it), else one read of the table
+        and its seats. A person's connection costs the database no more than that, and the
+        process one hand-off.
 
         Raises:
-            NotFoundError; ForbiddenError: the seat's token no longer holds it.
+            NotFoundError; ForbiddenError: the token holds no seat (or no longer: the
+                person left the game).
         """
-        with self.games.locked(table_id):  # the read checks the id
-            known, game = self._read(table_id)
-            return known.table, self._state(known, game, seat, token_hash)
+        key = self._stored_key(table_id)
+        with self.games.locked(table_id):
+            known, game = self._as_stored(table_id, key)
+            seat = None if token is None else self._authenticate(known.token_hashes, token)
+            digest = None if token is None else hash_token(token)
+            return Welcome(seat, digest, known.table, self._state(known, game, seat, digest))
 
     def join(self, table_id: str, token: str | None, name: str | None) -> dict[str, Any]:
         """Mark the token's seat as joined; in the lobby its name may change."""
@@ -404,7 +421,7 @@ class TableService:
                 seat.name = new
             seat.joined = True
             row.updated_at = now()
-            self.games.forget(table_id, game_too=False)  # the seats changed
+            self.games.load(session, row, seats)  # kept as it will be stored (see start)
             return public_table(row, seats)
 
     def start(self, table_id: str, token: str | None) -> dict[str, Any]:
@@ -426,7 +443,10 @@ class TableService:
             seat.joined = True
             row.status = "playing"
             row.updated_at = now()
-            self.games.forget(table_id, game_too=False)  # the seats changed
+            # kept as it will be stored (its game dealt), so the bots' first look and the
+            # people's welcomes read one row, not the table and its seats; should the
+            # commit fail, the transaction forgets it
+            self.games.load(session, row, seats)
             return public_table(row, seats)
 
     def leave(self, table_id: str, token: str | None) -> dict[str, Any]:
@@ -501,17 +521,34 @@ class TableService:
                 held = self._held_state(table_id, seat, token_hash, moved_to)
                 if held is not None:
                     return held
+        key = self._stored_key(table_id)
+        with self.games.locked(table_id):
+            return self._state(*self._as_stored(table_id, key), seat, token_hash)
+
+    def _stored_key(self, table_id: str) -> tuple[int, str, datetime]:
+        """The table's key (``row_key``) as stored now: one single-row read.
+
+        Raises:
+            NotFoundError.
+        """
+        if not TABLE_ID.fullmatch(table_id):
+            self._row_missing(table_id)
         with self.games.autocommit.connect() as conn:
             key = conn.execute(KEY_OF_TABLE, {"table_id": table_id}).first()
         if key is None:
             self._row_missing(table_id)
-        with self.games.locked(table_id):
-            known, game = self.games.known(table_id)
-            if known is not None and known.key == row_key(key) and (
-                    known.status == "lobby" or (game is not None
-                                                and game.version == known.version)):
-                return self._state(known, game, seat, token_hash)
-            return self._state(*self._read(table_id), seat, token_hash)
+        return row_key(key)
+
+    def _as_stored(self, table_id: str, key: tuple[int, str, datetime]) -> tuple[
+            Known, LocalTable | None]:
+        """The table as stored at ``key`` (just read): what this process holds if it was
+        kept at that key (with its game at that version), else read now. Call under the
+        table's lock."""
+        known, game = self.games.known(table_id)
+        if known is not None and known.key == key and (
+                known.status == "lobby" or (game is not None and game.version == known.version)):
+            return known, game
+        return self._read(table_id)
 
     def held_state(self, table_id: str, seat: int | None, token_hash: str | None,
                    moved_to: int) -> dict[str, Any] | None:

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from random import Random
+from typing import Any
 
 import pytest
+import sqlalchemy.exc
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from conftest import PG_URL
 from sqlalchemy import Engine, event, inspect
 from sqlalchemy.exc import IntegrityError
 
@@ -181,4 +185,54 @@ def test_after_a_join_or_the_start_here_a_welcome_reads_one_row(db_url: str) -> 
         welcome = statements_of(lambda t=token: service.welcome(table_id, t))  # type: ignore[misc]
         assert len(welcome) == 1 and "table_seats" not in welcome[0]
     assert statements_of(lambda: service.bot_turn(table_id)) == []  # people only: none due
+    engine.dispose()
+
+
+def test_a_move_written_on_a_dead_connection_fails_that_call_and_no_other(db_url: str) -> None:
+    """PostgreSQL writes a move through the driver on a pooled connection: if the
+    database dropped that connection, that one call fails (nothing stored, the held game
+    forgotten), the connection leaves the pool, and the game goes on from the database."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("the driver's own write is PostgreSQL's")
+    import psycopg  # noqa: PLC0415 - PostgreSQL only
+
+    name = f"nr_dead_{secrets.token_hex(4)}"
+    engine = make_engine(f"{db_url}&application_name={name}")
+    migrate(engine)
+    service = TableService(engine)
+    created = service.create(CreateTable(seats=[SeatIn(kind="human"), SeatIn(kind="human")],
+                                         rules=SMALL))
+    table_id = created["table"]["id"]
+    tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
+    service.join(table_id, tokens[1], None)
+    service.start(table_id, tokens[0])
+
+    def state() -> tuple[int, dict[str, Any]]:
+        seat = service.state_message(table_id, None)["view"]["to_move"]
+        return seat, service.state_message(table_id, seat,
+                                           service.seat_of(table_id, tokens[seat])[1])
+
+    def move() -> int:
+        seat, mine = state()
+        return service.act(table_id, seat, mine["legal"][0], mine["version"]).version
+
+    first = move()
+    seat, mine = state()  # read now: the act below reads nothing, it only writes
+    with psycopg.connect(PG_URL, autocommit=True) as admin:
+        killed = admin.execute("select pg_terminate_backend(pid) from pg_stat_activity "
+                               "where application_name = %s", (name,)).fetchall()
+    assert killed
+    with pytest.raises(psycopg.OperationalError):
+        service.act(table_id, seat, mine["legal"][0], mine["version"])
+    assert service.games.cached(table_id) is None  # forgotten: read again next time
+    failures = 0
+    for _ in range(len(killed) + 1):  # each dead pooled connection fails one call at most
+        try:
+            version = move()
+            break
+        except (psycopg.OperationalError, sqlalchemy.exc.OperationalError):
+            failures += 1
+    assert failures < len(killed)
+    assert version == first + 1  # nothing of a failed call was stored
+    assert move() == first + 2
     engine.dispose()

@@ -39,8 +39,10 @@ Choice = tuple[int, tuple[int, ...], int]
 """A choice of hand tiles: (mask of hand positions, tiles descending, sum of values)."""
 
 
-def sub_choices(hand: list[int], lo: int, hi: int) -> list[Choice]:
-    """Every distinct sub-multiset of ``hand[lo:hi]`` (the empty one first), by mask.
+def sub_choices(hand: list[int], lo: int, hi: int, most: int | None = None) -> list[Choice]:
+    """Every distinct sub-multiset of ``hand[lo:hi]`` (the empty one first), by mask; with
+    ``most``, only those of at most ``most`` tiles (an exchange's limit: of a full hand's
+    some 240 sub-multisets, 150 are exchanges, and the others need not be made).
 
     ``hand`` is sorted ascending; each run of equal tiles contributes a prefix of its
     positions, which gives every multiset exactly one mask. The choices come out in mask
@@ -49,6 +51,7 @@ def sub_choices(hand: list[int], lo: int, hi: int) -> list[Choice]:
     Their tiles are descending for the same reason (a run's tiles are the highest yet).
     """
     out: list[Choice] = [(0, (), 0)]
+    room = hi - lo if most is None else most
     i = lo
     while i < hi:
         tile = hand[i]
@@ -59,12 +62,13 @@ def sub_choices(hand: list[int], lo: int, hi: int) -> list[Choice]:
         grown: list[Choice] = []
         bits, total = 0, 0
         tiles: tuple[int, ...] = ()
-        for pos in range(i, j):
+        for pos in range(i, min(j, i + room)):
             bits |= 1 << pos
             tiles += (tile,)
             total += value
+            fits = room - (pos - i + 1)
             grown += [(mask | bits, tiles + more, more_total + total)
-                      for mask, more, more_total in out]
+                      for mask, more, more_total in out if len(more) <= fits]
         out += grown
         i = j
     return out
@@ -93,13 +97,12 @@ def legal_actions(state: GameState) -> list[Action]:
         return [Draw(t) for t in sorted(set(state.bag))]
     seat = state.to_move
     hand = sorted(state.hands[seat])
-    everything = sub_choices(hand, 0, len(hand))  # tiles descending: of_sorted takes them
+    # the choices' tiles are descending: of_sorted takes them
     if state.stage == MULLIGAN:
-        limit = len(state.bag)
-        return [of_sorted(Mulligan, tiles) for _, tiles, _ in everything if len(tiles) <= limit]
-    limit = state.rules.exchange_limit
-    actions: list[Action] = [of_sorted(Exchange, t) for _, t, _ in everything
-                             if 1 <= len(t) <= limit]
+        return [of_sorted(Mulligan, tiles)
+                for _, tiles, _ in sub_choices(hand, 0, len(hand), len(state.bag))]
+    exchanges = sub_choices(hand, 0, len(hand), state.rules.exchange_limit)
+    actions: list[Action] = [of_sorted(Exchange, t) for _, t, _ in exchanges[1:]]
     ranges = colour_ranges(hand, state.rules.colors)
     if state.phases[seat] == 1:
         actions += _places(state, hand, ranges)

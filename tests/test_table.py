@@ -8,7 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from noreturn.engine import Declare, Exchange, Place, Rules, Score, parse_tile
+from noreturn.engine import (
+    Action,
+    Declare,
+    Exchange,
+    Place,
+    Rules,
+    Score,
+    legal_actions,
+    parse_action,
+    parse_tile,
+)
 from noreturn.records import check_record
 from noreturn.table import LocalTable, Seat, make_seats
 
@@ -118,6 +128,35 @@ def test_a_bot_answer_for_a_game_that_changed_is_dropped() -> None:
     assert table.undo() is None
     assert not table.apply_bot(move)
     assert table.human_to_move()
+
+
+class _Answers:
+    """A bot answering each legal action as a new, equal value, or always one that is
+    not legal."""
+
+    name = "answers"
+
+    def __init__(self, legal_copy: bool) -> None:
+        self.legal_copy = legal_copy
+
+    def act(self, _view: object, legal: list[Action], _rng: object) -> Action:
+        return parse_action(str(legal[-1])) if self.legal_copy else Place((999,))
+
+
+@pytest.mark.parametrize("legal_copy", [True, False])
+def test_a_bot_answer_counts_as_legal_by_value_not_only_by_identity(legal_copy: bool) -> None:
+    """A bot's answer is checked against the legal actions (identity first, then value):
+    an equal copy of one is played as it is; anything else goes to the fallback bot."""
+    table = LocalTable(make_seats(2, [], ["greedy", "greedy"]), SMALL, seed=4)
+    seat = table.state.to_move
+    table.bots[seat] = _Answers(legal_copy)  # type: ignore[assignment]
+    legal = legal_actions(table.state)
+    move = table.decide_bot()
+    if legal_copy:
+        assert (move.action, move.note) == (legal[-1], "")
+        assert all(move.action is not action for action in legal)
+    else:
+        assert move.action in legal and "not legal" in move.note
 
 
 def test_hints_are_legal_all_game_long() -> None:

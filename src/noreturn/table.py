@@ -130,6 +130,14 @@ class BotMove:
     note: str = ""
 
 
+def _offered(action: Action, legal: list[Action]) -> bool:
+    """Whether ``action`` is one of ``legal``: by identity first, since a bot nearly
+    always answers one of the list's own objects, and ``in`` would compare it with every
+    action before it in Python (some 85 calls, a fifth of a fast bot's decision); by
+    value otherwise (an outside program's answer is parsed anew)."""
+    return any(offered is action for offered in legal) or action in legal
+
+
 class LocalTable:
     """One game at a local table; see the module docstring for what it guarantees."""
 
@@ -324,7 +332,7 @@ class LocalTable:
             note = ""
             try:
                 action = bot.act(seen, legal, rng)
-                if action not in legal:
+                if not _offered(action, legal):
                     raise BotError(f"answered {action}, which is not legal")
             except BotError as exc:
                 note = f"{name}'s bot failed ({exc}); {FALLBACK} plays on"

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from srvkit import connect, create, start
 
 from noreturn.server import create_app
-from noreturn.server.app import FULL_COLLECTION_EVERY, encode
+from noreturn.server.app import FULL_COLLECTION_EVERY, YOUNG_COLLECTION_AFTER, encode
 from noreturn.server.db import TableRow
 
 SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"},
@@ -239,7 +239,8 @@ def test_a_running_server_keeps_its_startup_objects_out_of_the_collectors_sight(
     with TestClient(create_app(f"sqlite:///{tmp_path / 'gc.db'}")):
         assert gc.get_freeze_count() > 10_000
         # full collections (every live connection's objects scanned) 10x rarer
-        assert gc.get_threshold() == (*before[:2], FULL_COLLECTION_EVERY)
+        assert gc.get_threshold() == (YOUNG_COLLECTION_AFTER, before[1], FULL_COLLECTION_EVERY)
+        assert 10 * before[0] < YOUNG_COLLECTION_AFTER
         assert 10 * before[2] <= FULL_COLLECTION_EVERY
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
 

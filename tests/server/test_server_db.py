@@ -167,7 +167,7 @@ def test_after_a_join_or_the_start_here_a_welcome_reads_one_row(db_url: str) -> 
     """The process that joined a seat or started the game keeps the table as stored, so
     the welcomes that follow (every person connects then) and the bots' first look read
     the table's key only: one statement each, not the table, its seats and its game."""
-    engine, service, _other, table_id, tokens = two_services_at_a_table(db_url)
+    engine, service, other, table_id, tokens = two_services_at_a_table(db_url)
     statements: list[str] = []
     event.listen(engine, "before_cursor_execute",
                  lambda _c, _cur, text, *_rest: statements.append(text))
@@ -177,10 +177,14 @@ def test_after_a_join_or_the_start_here_a_welcome_reads_one_row(db_url: str) -> 
         call()
         return list(statements)
 
-    service.join(table_id, tokens[1], None)
+    service.join(table_id, tokens[1], "Bo B.")
+    stored = other.get(table_id)  # another process's read: what is stored
+    assert (stored["seats"][1]["name"], stored["seats"][1]["joined"]) == ("Bo B.", True)
     welcome = statements_of(lambda: service.welcome(table_id, tokens[1]))
     assert len(welcome) == 1 and "table_seats" not in welcome[0]
     service.start(table_id, tokens[0])
+    assert other.get(table_id)["status"] == "playing"
+    assert other.get(table_id)["seats"][0]["joined"] is True
     for token in tokens.values():
         welcome = statements_of(lambda t=token: service.welcome(table_id, t))  # type: ignore[misc]
         assert len(welcome) == 1 and "table_seats" not in welcome[0]
@@ -188,12 +192,11 @@ def test_after_a_join_or_the_start_here_a_welcome_reads_one_row(db_url: str) -> 
     engine.dispose()
 
 
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)  # its driver's write
 def test_a_move_written_on_a_dead_connection_fails_that_call_and_no_other(db_url: str) -> None:
     """PostgreSQL writes a move through the driver on a pooled connection: if the
     database dropped that connection, that one call fails (nothing stored, the held game
     forgotten), the connection leaves the pool, and the game goes on from the database."""
-    if not db_url.startswith("postgresql"):
-        pytest.skip("the driver's own write is PostgreSQL's")
     import psycopg  # noqa: PLC0415 - PostgreSQL only
 
     name = f"nr_dead_{secrets.token_hex(4)}"

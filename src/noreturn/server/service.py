@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple, NoReturn
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from noreturn.bots.base import BotError, make_bot
@@ -68,6 +68,16 @@ MAX_BOT_ITERATIONS = 20_000
 FAST_RUN = 32
 """At most this many fast bot moves in one write (``bot_turn(run_on=True)``, ``act(...,
 bots_after=True)``): a bots-only game must not hold its table's lock for long."""
+TABLES: Table = TableRow.__table__  # type: ignore[assignment]
+SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+"""The tables behind the rows, for plain (Core) statements."""
+SET_TABLE = update(TABLES).where(TABLES.c.id == bindparam("the_id")).values(
+    status=bindparam("new_status"), updated_at=bindparam("at"))
+SET_SEAT = update(SEATS).where(
+    SEATS.c.table_id == bindparam("the_id"), SEATS.c.seat == bindparam("the_seat")).values(
+    name=bindparam("new_name"), joined=bindparam("new_joined"))
+NEW_TABLE, NEW_SEATS = insert(TABLES), insert(SEATS)
+"""A create's, a join's or a start's writes, built once (each use skips building them)."""
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a table id can look like (``secrets.token_urlsafe``); anything else names no table
 and never reaches the database (PostgreSQL refuses a NUL character in a query: an error)."""
@@ -239,6 +249,25 @@ class TableService:
         row, seats = self._row_and_seats(session, table_id)
         return row, seats, seats[self._authenticate([s.token_hash for s in seats], token)]
 
+    def _detached_holder(self, session: Session, table_id: str, token: str | None) -> tuple[
+            TableRow, list[SeatRow], SeatRow]:
+        """``_holder``, its rows detached from ``session``: to be changed in memory and
+        written by ``_write_seat`` (plain updates: the ORM's unit of work cost more than
+        the rest of a join or a start)."""
+        found = self._holder(session, table_id, token)
+        session.expunge_all()
+        return found
+
+    @staticmethod
+    def _write_seat(session: Session, row: TableRow, seat: SeatRow) -> None:
+        """Store the table's status and time and the seat's name and joined flag as they
+        are in memory. The table's row first, as every writer of a table does, so two
+        writers never wait on each other in turn."""
+        write = session.connection().execute
+        write(SET_TABLE, {"the_id": row.id, "new_status": row.status, "at": row.updated_at})
+        write(SET_SEAT, {"the_id": row.id, "the_seat": seat.seat, "new_name": seat.name,
+                         "new_joined": seat.joined})
+
     def _read(self, table_id: str) -> tuple[Known, LocalTable | None]:
         """The table as stored now, its game caught up (None in the lobby)."""
         with self._transaction(table_id) as session:
@@ -332,20 +361,21 @@ class TableService:
         tokens = {i: secrets.token_urlsafe(24) for i, s in enumerate(body.seats)
                   if s.kind == "human"}
         moment = now()
-        row = TableRow(id=table_id, created_at=moment, updated_at=moment,
-                       status="lobby" if tokens else "playing", rules=rules.to_dict(),
-                       seed=secrets.token_hex(16), version=0, result=None, record=None)
-        seat_rows = [
-            SeatRow(table_id=table_id, seat=i, kind=s.kind, name=names[i], level=levels[i],
-                    token_hash=hash_token(tokens[i]) if i in tokens else None,
-                    joined=s.kind == "bot", replaced_by=None)
-            for i, s in enumerate(body.seats)
-        ]
+        table_values: dict[str, Any] = {
+            "id": table_id, "created_at": moment, "updated_at": moment,
+            "status": "lobby" if tokens else "playing", "rules": rules.to_dict(),
+            "seed": secrets.token_hex(16), "version": 0, "result": None, "record": None}
+        seat_values: list[dict[str, Any]] = [
+            {"table_id": table_id, "seat": i, "kind": s.kind, "name": names[i],
+             "level": levels[i], "token_hash": hash_token(tokens[i]) if i in tokens else None,
+             "joined": s.kind == "bot", "replaced_by": None}
+            for i, s in enumerate(body.seats)]
+        row, seat_rows = TableRow(**table_values), [SeatRow(**v) for v in seat_values]
         with self._transaction(table_id) as session:
-            session.add(row)
-            session.flush()
-            session.add_all(seat_rows)
-            session.flush()
+            # plain inserts: the ORM's unit of work cost more than the rest of the call
+            write = session.connection().execute
+            write(NEW_TABLE, [table_values])
+            write(NEW_SEATS, seat_values)
             self.games.load(session, row, seat_rows)  # kept as it will be stored (see start)
             table = public_table(row, seat_rows)
         return {
@@ -409,7 +439,7 @@ class TableService:
     def join(self, table_id: str, token: str | None, name: str | None) -> dict[str, Any]:
         """Mark the token's seat as joined; in the lobby its name may change."""
         with self._transaction(table_id) as session:
-            row, seats, seat = self._holder(session, table_id, token)
+            row, seats, seat = self._detached_holder(session, table_id, token)
             if row.status == "finished":
                 raise ConflictError("the game is over: see its replay or download the record")
             if name is not None:
@@ -421,6 +451,7 @@ class TableService:
                 seat.name = new
             seat.joined = True
             row.updated_at = now()
+            self._write_seat(session, row, seat)
             self.games.load(session, row, seats)  # kept as it will be stored (see start)
             return public_table(row, seats)
 
@@ -431,7 +462,7 @@ class TableService:
             ConflictError: a person has not joined yet (named), or the game started already.
         """
         with self._transaction(table_id) as session:
-            row, seats, seat = self._holder(session, table_id, token)
+            row, seats, seat = self._detached_holder(session, table_id, token)
             if row.status != "lobby":
                 done = "ended" if row.status == "finished" else "started"
                 raise ConflictError(f"the game has {done} already")
@@ -443,6 +474,7 @@ class TableService:
             seat.joined = True
             row.status = "playing"
             row.updated_at = now()
+            self._write_seat(session, row, seat)
             # kept as it will be stored (its game dealt), so the bots' first look and the
             # people's welcomes read one row, not the table and its seats; should the
             # commit fail, the transaction forgets it

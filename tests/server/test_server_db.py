@@ -138,7 +138,8 @@ def test_a_welcome_is_the_seat_the_table_and_the_state_of_one_read(db_url: str) 
     engine, service, other, table_id, tokens = two_services_at_a_table(db_url)
     digest = service.seat_of(table_id, tokens[0])[1]
     assert other.welcome(table_id, tokens[0]) == (0, digest, service.get(table_id),
-                                                   service.state_message(table_id, 0, digest))
+                                                   service.state_message(table_id, 0, digest),
+                                                   False)
     assert other.welcome(table_id, tokens[1]).seat == 1
     service.join(table_id, tokens[1], None)
     service.start(table_id, tokens[0])
@@ -146,7 +147,7 @@ def test_a_welcome_is_the_seat_the_table_and_the_state_of_one_read(db_url: str) 
     mover = service.state_message(table_id, None)["view"]["to_move"]
     state = service.state_message(table_id, mover, service.seat_of(table_id, tokens[mover])[1])
     service.act(table_id, mover, state["legal"][0], state["version"])  # other's copy is old
-    _seat, _digest, table, mine = other.welcome(table_id, tokens[0])
+    _seat, _digest, table, mine, _due = other.welcome(table_id, tokens[0])
     assert table == service.get(table_id) and table["version"] == state["version"] + 1
     assert mine == service.state_message(table_id, 0, digest)
     spectator = other.welcome(table_id, None)
@@ -238,4 +239,28 @@ def test_a_move_written_on_a_dead_connection_fails_that_call_and_no_other(db_url
     assert failures < len(killed)
     assert version == first + 1  # nothing of a failed call was stored
     assert move() == first + 2
+    engine.dispose()
+
+
+def test_a_welcome_says_whether_a_bot_is_to_move(db_url: str) -> None:
+    """A connection lets the bots move only when its welcome found one to move (a game
+    waiting on a bot after a restart); otherwise it costs no bot call."""
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    created = service.create(CreateTable(seats=[SeatIn(kind="human"),
+                                                SeatIn(kind="bot", level="easy")], rules=SMALL))
+    table_id, token = created["table"]["id"], created["seat_links"][0]["token"]
+    assert not service.welcome(table_id, token).bot_due  # the lobby
+    service.start(table_id, token)
+    welcome = service.welcome(table_id, token)
+    if not welcome.bot_due:  # the person begins: a move without the bots after it
+        legal, version = welcome.state["legal"], welcome.state["version"]
+        service.act(table_id, 0, legal[0], version, bots_after=False)
+        welcome = service.welcome(table_id, token)
+    assert welcome.bot_due and welcome.state["legal"] == []
+    assert service.welcome(table_id, None).bot_due  # a spectator's too
+    service.bot_turn(table_id, run_on=True)
+    after = service.welcome(table_id, token)
+    assert not after.bot_due and after.state["legal"]
     engine.dispose()

@@ -349,7 +349,6 @@ class PlayChannel:
                 # read after subscribing: a change from now on comes as a notice
                 if not await self.welcome(conn, token):
                     return
-                self.bots.kick(table_id)  # in case the game waits on a bot (a restart)
                 async with anyio.create_task_group() as group:
                     group.start_soon(self.pusher, conn, sub.wait, group.cancel_scope)
                     await self.reader(conn)
@@ -397,6 +396,8 @@ class PlayChannel:
         conn.seat, conn.token_hash = welcome.seat, welcome.token_hash
         await conn.send({"type": "welcome", "seat": conn.seat, "table": welcome.table})
         await conn.send_state(welcome.state)
+        if welcome.bot_due:  # the game waits on a bot (after a restart, say): let it move
+            self.bots.kick(conn.table_id)
         return True
 
     async def pusher(self, conn: Connection, wait: Callable[[], Any],

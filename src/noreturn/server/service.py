@@ -129,6 +129,8 @@ class Welcome(NamedTuple):
     token_hash: str | None
     table: dict[str, Any]
     state: dict[str, Any]
+    bot_due: bool
+    """A bot is to move (after a restart nobody may have let it yet)."""
 
 
 class Acted(NamedTuple):
@@ -434,7 +436,9 @@ class TableService:
             known, game = self._as_stored(table_id, key)
             seat = None if token is None else self._authenticate(known.token_hashes, token)
             digest = None if token is None else hash_token(token)
-            return Welcome(seat, digest, known.table, self._state(known, game, seat, digest))
+            due = known.status == "playing" and game is not None and game.bot_to_move()
+            return Welcome(seat, digest, known.table, self._state(known, game, seat, digest),
+                           due)
 
     def join(self, table_id: str, token: str | None, name: str | None) -> dict[str, Any]:
         """Mark the token's seat as joined; in the lobby its name may change."""

@@ -525,8 +525,8 @@ def collector_for_serving() -> Iterator[None]:
     Those come after ``YOUNG_COLLECTION_AFTER`` new objects instead of 700: a move makes
     some 170 actions for each legal list, so the young generation was collected several
     times a move, and the middle one (3-4 ms a pause here) every few moves. Measured in a
-    30-s load run: 700 young and 64 middle collections, 0.46 s in all, against 280 and 25,
-    0.17 s (most of what a young collection finds is gone by the time it looks).
+    30-s load run: 700 young and 64 middle collections, 0.46 s in all, against 288 and 26,
+    0.22 s (most of what a young collection finds is gone by the time it looks).
     """
     young, middle, full = gc.get_threshold()
     gc.collect()

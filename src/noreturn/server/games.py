@@ -61,6 +61,18 @@ STORE_MOVES = (
 table's new version in one statement."""
 
 
+def _another_writer_first(exc: BaseException) -> bool:
+    """Whether a failed write lost to another writer of the table: its move's index was
+    taken (an integrity error), or the two deadlocked or failed to serialize. Raised
+    through SQLAlchemy (which wraps the driver's error) or by the driver itself
+    (``Games._write_moves``); psycopg's errors carry their SQLSTATE."""
+    if isinstance(exc, IntegrityError):
+        return True
+    cause = exc.orig if isinstance(exc, DBAPIError) else exc
+    state = getattr(cause, "sqlstate", None) or ""
+    return state.startswith(INTEGRITY) or state in LOST_RACE
+
+
 class StaleError(Exception):
     """Another writer stored a move at this index first: this process's copy was old."""
 
@@ -152,11 +164,6 @@ class Games:
         self.autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
         """Single statements with no transaction around them (no BEGIN/COMMIT round trips)."""
         self.one_statement = engine.dialect.name == "postgresql"
-        self._driver_errors: tuple[type[Exception], ...] = ()
-        if self.one_statement:
-            import psycopg  # noqa: PLC0415 - PostgreSQL only
-
-            self._driver_errors = (psycopg.Error,)
         self._games: OrderedDict[str, LocalTable] = OrderedDict()
         self._known: OrderedDict[str, Known] = OrderedDict()
         self._guard = threading.Lock()
@@ -241,22 +248,10 @@ class Games:
             yield
         except refusals:
             raise
-        except IntegrityError as exc:
+        except BaseException as exc:
             self.forget(table_id)
-            raise StaleError(str(exc)) from exc
-        except DBAPIError as exc:
-            self.forget(table_id)
-            if getattr(exc.orig, "sqlstate", None) in LOST_RACE:
+            if _another_writer_first(exc):
                 raise StaleError(str(exc)) from exc
-            raise
-        except self._driver_errors as exc:  # from ``_write_moves``: the driver's own
-            self.forget(table_id)
-            state = getattr(exc, "sqlstate", None) or ""
-            if state.startswith(INTEGRITY) or state in LOST_RACE:
-                raise StaleError(str(exc)) from exc
-            raise
-        except BaseException:
-            self.forget(table_id)
             raise
 
     def load(self, session: Session, row: TableRow,

@@ -249,7 +249,8 @@ class TableService:
             NotFoundError, ForbiddenError.
         """
         row, seats = self._row_and_seats(session, table_id)
-        return row, seats, seats[self._authenticate([s.token_hash for s in seats], token)]
+        seat, _digest = self._authenticate([s.token_hash for s in seats], token)
+        return row, seats, seats[seat]
 
     def _detached_holder(self, session: Session, table_id: str, token: str | None) -> tuple[
             TableRow, list[SeatRow], SeatRow]:
@@ -306,8 +307,9 @@ class TableService:
             raise
 
     @staticmethod
-    def _authenticate(digests: Sequence[str | None], token: str | None) -> int:
-        """The seat whose token this is, from the seats' stored digests (in seat order).
+    def _authenticate(digests: Sequence[str | None], token: str | None) -> tuple[int, str]:
+        """The seat whose token this is, from the seats' stored digests (in seat order),
+        and the token's digest.
 
         Raises:
             ForbiddenError: no token, or none of this table's seats has it.
@@ -323,7 +325,7 @@ class TableService:
         if found is None:
             raise ForbiddenError("this token does not hold a seat at this table: use the link "
                             "you were given")
-        return found
+        return found, digest
 
     # ------------------------------------------------------------------- lobby
     def create(self, body: CreateTable) -> dict[str, Any]:
@@ -408,16 +410,6 @@ class TableService:
         with self.sessions() as session:
             return public_table(*self._row_and_seats(session, table_id))
 
-    def seat_of(self, table_id: str, token: str | None) -> tuple[int, str]:
-        """The seat a token holds at this table, and the token's digest.
-
-        Raises:
-            NotFoundError, ForbiddenError.
-        """
-        with self.sessions() as session:
-            _row, _seats, seat = self._holder(session, table_id, token)
-            return seat.seat, hash_token(token or "")
-
     def welcome(self, table_id: str, token: str | None) -> Welcome:
         """A new connection's seat (``token``'s; None: a spectator), public table and first
         state, from one look at the table.
@@ -434,11 +426,10 @@ class TableService:
         key = self._stored_key(table_id)
         with self.games.locked(table_id):
             known, game = self._as_stored(table_id, key)
-            seat = None if token is None else self._authenticate(known.token_hashes, token)
-            digest = None if token is None else hash_token(token)
-            due = known.status == "playing" and game is not None and game.bot_to_move()
+            seat, digest = (None, None) if token is None else self._authenticate(
+                known.token_hashes, token)
             return Welcome(seat, digest, known.table, self._state(known, game, seat, digest),
-                           due)
+                           self._bot_due(known, game) is not None)
 
     def join(self, table_id: str, token: str | None, name: str | None) -> dict[str, Any]:
         """Mark the token's seat as joined; in the lobby its name may change."""
@@ -638,6 +629,12 @@ class TableService:
         return message
 
     @staticmethod
+    def _bot_due(known: Known, game: LocalTable | None) -> LocalTable | None:
+        """The game if it is in progress and a bot is to move in it, else None."""
+        playing = known.status == "playing" and game is not None and game.bot_to_move()
+        return game if playing else None
+
+    @staticmethod
     def _playing(known: Known, game: LocalTable | None, seat: int | None) -> LocalTable:
         """The game, for a seat that wants to play now.
 
@@ -785,8 +782,9 @@ class TableService:
         if not TABLE_ID.fullmatch(table_id):
             self._row_missing(table_id)
         with self.games.locked(table_id):
-            known, game = self._current(table_id)
-            if known.status != "playing" or game is None or not game.bot_to_move():
+            known, held = self._current(table_id)
+            game = self._bot_due(known, held)
+            if game is None:
                 return None
             if isinstance(game.bots[game.state.to_move], IsmctsBot):
                 return game.bot_job()
@@ -838,8 +836,7 @@ class TableService:
             try:
                 with self.games.locked(table_id):
                     known, game = self._read(table_id)
-                    due = (known.status == "playing" and game is not None
-                           and game.bot_to_move())
+                    due = self._bot_due(known, game) is not None
                 if due:
                     waiting.append(table_id)
                 else:

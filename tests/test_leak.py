@@ -1,4 +1,4 @@
-"""``view(state, seat)`` leaks nothing hidden (RULES.md, "What each player may see").
+"""``view(state, seat)`` leaks nothing hidden (docs/rules.md, "What each player may see").
 
 The test is by indistinguishability: re-deal everything a seat cannot see (the bag, the
 other hands, what the others exchanged or set aside) in another way that agrees with what

@@ -1,7 +1,7 @@
-"""Legal actions against a brute force written straight from RULES.md.
+"""Legal actions against a brute force written straight from docs/rules.md.
 
 The engine lists actions through masks of hand positions (``legal.py``); here every
-sub-multiset of the hand comes from ``itertools.combinations`` and each rule of RULES.md is
+sub-multiset of the hand comes from ``itertools.combinations`` and each rule of docs/rules.md is
 checked directly, one line per rule, so the two share no code. Small variants keep the
 brute force quick while still holding pairs of equal tiles, several colours, long rows and
 an end of the bag.
@@ -50,12 +50,12 @@ def sub_multisets(tiles: list[int]) -> set[tuple[int, ...]]:
 
 
 def one_colour(tiles: tuple[int, ...]) -> bool:
-    """RULES.md: PLACE and the payment of SCORE use tiles of one colour."""
+    """docs/rules.md: PLACE and the payment of SCORE use tiles of one colour."""
     return len({colour_of(t) for t in tiles}) == 1
 
 
 def expected_legal(state: GameState) -> set[Action]:
-    """The legal actions, rule by rule as RULES.md words them."""
+    """The legal actions, rule by rule as docs/rules.md words them."""
     if state.is_over():
         return set()
     if state.draws_due:  # a draw takes any tile from the bag

@@ -128,7 +128,7 @@ def test_a_spectator_view_is_refused_with_a_reason() -> None:
 
 @pytest.mark.parametrize("block", range(3))
 def test_observation_does_not_change_when_hidden_tiles_move(block: int) -> None:
-    """RULES.md "What each player may see": re-deal the bag, the other hands and what the
+    """docs/rules.md "What each player may see": re-deal the bag, the other hands and what the
     others removed; every seat's tensor stays bit for bit the same."""
     rng = Random(block)
     moved = 0

@@ -157,7 +157,7 @@ def test_unknown_or_mistyped_parameter_is_refused_by_openspiel() -> None:
 
 
 def test_the_starting_seat_is_chance_each_equally_likely() -> None:
-    """RULES.md setup 2: a starting player is chosen at random."""
+    """docs/rules.md, "Setup", step 2: a starting player is chosen at random."""
     state = load("players=3," + SMALL).new_initial_state()
     assert state.current_player() == pyspiel.PlayerId.CHANCE and state.choosing_start
     assert state.chance_outcomes() == [(0, 1 / 3), (1, 1 / 3), (2, 1 / 3)]

@@ -1,4 +1,4 @@
-"""RULES.md, "End of the game": the trigger, the completed round and the early end.
+"""docs/rules.md, "End of the game": the trigger, the completed round and the early end.
 
 Most tests use ``TINY3``: three players, R1..R7 and O1..O7, hands of 3, so the bag holds 5
 tiles after the deal and empties within two rounds. Seats 0, 1, 2 are dealt R1 R2 R3, R4 R5

@@ -1,4 +1,4 @@
-"""RULES.md, "Scoring": pile minus rows, hands count nothing, ties share the rank."""
+"""docs/rules.md, "Scoring": pile minus rows, hands count nothing, ties share the rank."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md, "Components", "Setup" and "Size parameters": one test per rule."""
+"""docs/rules.md, "Components", "Setup" and "Size parameters": one test per rule."""
 
 from __future__ import annotations
 

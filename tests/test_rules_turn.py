@@ -1,4 +1,4 @@
-"""RULES.md, "A turn", "EXCHANGE", "PLACE", "SCORE" and "PASS": one test per rule."""
+"""docs/rules.md, "A turn", "EXCHANGE", "PLACE", "SCORE" and "PASS": one test per rule."""
 
 from __future__ import annotations
 

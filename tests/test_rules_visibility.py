@@ -1,4 +1,4 @@
-"""RULES.md, "What each player may see": what is public, what is hidden, and from whom.
+"""docs/rules.md, "What each player may see": what is public, what is hidden, and from whom.
 
 Hidden information is tested by pairs of games that differ only in something hidden from a
 seat: that seat's view (and the spectators') must be the same in both.

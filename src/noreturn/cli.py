@@ -29,7 +29,7 @@ app = typer.Typer(
 
 @app.command()
 def validate(
-    files: Annotated[list[Path], typer.Argument(help="record files (RECORD.md version 1)")],
+    files: Annotated[list[Path], typer.Argument(help="game records (docs/record-format.md)")],
 ) -> None:
     """Check records: OK with the scores, or the first offending event and why."""
     from noreturn.records.commands import validate_command  # noqa: PLC0415 - fast startup

@@ -73,7 +73,10 @@ class Seat:
         return self.bot is None
 
     def record_entry(self) -> dict[str, str]:
-        """The seat as RECORD.md's ``players`` entry (the bot spec as an extra key)."""
+        """The seat as a record's ``players`` entry, the bot spec as an extra key.
+
+        The entry is described in docs/record-format.md, "Players".
+        """
         if self.bot is None:
             return {"name": self.name, "kind": "human"}
         return {"name": self.name, "kind": "bot", "policy": self.bot}

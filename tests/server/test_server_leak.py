@@ -1,4 +1,6 @@
-"""No message a seat receives names a tile it may not see (RULES.md, "What each player may see").
+"""No message a seat receives names a tile it may not see.
+
+That is docs/rules.md, "What each player may see", through the server.
 
 The game uses one copy of each tile, so a tile code names one physical tile: every code in
 every message (views, logs, legal actions, hints, check answers, errors, results) must be a

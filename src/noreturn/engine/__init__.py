@@ -1,4 +1,4 @@
-"""The rules of No Return, pure and standard-library only (RULES.md, exactly).
+"""The rules of No Return, pure and standard-library only (docs/rules.md, exactly).
 
 Typical use::
 

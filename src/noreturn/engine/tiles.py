@@ -98,7 +98,7 @@ def sort_tiles_desc(tiles: Any) -> tuple[int, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """The size parameters of RULES.md, with the published game as the default.
+    """The size parameters of docs/rules.md, with the published game as the default.
 
     Every rule reads the same with other values; small variants make games short enough to
     check by brute force and to solve.
@@ -159,12 +159,15 @@ class Rules:
         return (tile >> VALUE_BITS) < self.colors and 1 <= (tile & VALUE_MASK) <= self.max_value
 
     def to_dict(self) -> dict[str, int]:
-        """The rules as RECORD.md writes them (a new dict each time)."""
+        """The rules as a record writes them (docs/record-format.md); a new dict each time."""
         return {name: getattr(self, name) for name in _RULE_NAMES}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
-        """Rules from RECORD.md's ``rules`` object: ``players`` required, the rest default."""
+        """Rules from a record's ``rules`` object: ``players`` required, the rest default.
+
+        The object is described in docs/record-format.md, "Rules".
+        """
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:

@@ -2,7 +2,7 @@
 
 Bots, the terminal game, the server and learning environments all start from a ``View``;
 none of them touches a ``GameState`` on behalf of a player. A view holds the public table,
-and for a seat also its own hand and the tiles it removed itself (RULES.md, "What each
+and for a seat also its own hand and the tiles it removed itself (docs/rules.md, "What each
 player may see"). It never holds the bag's contents, another hand, or which tiles another
 player exchanged or set aside.
 """

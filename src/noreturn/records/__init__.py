@@ -1,4 +1,4 @@
-"""Game records (RECORD.md version 1): write, read, validate, replay."""
+"""Game records (docs/record-format.md, version 1): write, read, validate, replay."""
 
 from noreturn.records.reader import RecordError, check_header, parse_record, read_record
 from noreturn.records.validate import (

@@ -1,4 +1,4 @@
-"""Reading a game record (RECORD.md version 1) and checking that it is one.
+"""Reading a game record (docs/record-format.md, version 1) and checking that it is one.
 
 Reading stops at the header: the format, the rules, the seats, the start player and the
 shape of the result. Whether the events make a legal game is the validator's question
@@ -51,7 +51,7 @@ def parse_record(text: str) -> Record:
     except json.JSONDecodeError as error:
         raise RecordError(
             f"not JSON: {error.msg} at line {error.lineno} column {error.colno}; "
-            "a record is one JSON object (see RECORD.md)"
+            "a record is one JSON object (see docs/record-format.md)"
         ) from None
     except RecursionError:
         raise RecordError("not readable JSON: nested too deeply for a record") from None

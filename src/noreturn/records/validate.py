@@ -8,7 +8,8 @@ format: the shape of each event, who it names, that draws come exactly when and 
 the engine says are due, nothing after the end, and the result.
 
 A rejection names the first offending event by its 0-based index, a short ``code`` and a
-one-line ``reason`` in RECORD.md's form (``place R7 by player 1: R7 is higher than R6, ...``).
+one-line ``reason`` (docs/record-format.md, "Checking a record": ``place R7 by player 1: R7
+is higher than R6, ...``).
 Problems found only after the last event (a wrong result, a result for an unfinished game)
 have the index ``len(events)``.
 
@@ -66,7 +67,7 @@ EVENT_KEYS: dict[str, tuple[str, ...]] = {
     "pass": ("player",),
     "draw": ("player", "tiles"),
 }
-"""Each event type's keys besides ``type`` (RECORD.md, "Events"): no more, no fewer."""
+"""Each event type's keys besides ``type`` (docs/record-format.md, "Events"): no more, no fewer."""
 
 DRAW_EVENTS = ("deal", "draw")
 _TILE_EVENTS: dict[str, type[Mulligan] | type[Place] | type[Exchange]] = {
@@ -148,7 +149,9 @@ class Verdict:
 
 
 def check_record(record: Record) -> Verdict:
-    """Replay ``record`` through the engine and judge it (RECORD.md, "Checking a record").
+    """Replay ``record`` through the engine and judge it.
+
+    The judgement is docs/record-format.md, "Checking a record".
 
     Raises:
         RecordError: ``record`` is not a record at all (bad header); see ``read_record``.

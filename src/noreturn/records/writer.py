@@ -1,4 +1,4 @@
-"""Writing a game as a RECORD.md version 1 record while it is played.
+"""Writing a game as a version 1 record (docs/record-format.md) while it is played.
 
 The engine draws one tile per chance event; a record groups a player's consecutive draws
 into one ``deal`` or ``draw`` event. The writer watches every action just before it is

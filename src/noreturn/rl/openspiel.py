@@ -14,7 +14,7 @@ here as in the PettingZoo and Gymnasium interfaces (docs/rl.md).
 * **Chance is explicit.** Every tile drawn (deal, mulligan redraw, refill) is its own chance
   node; outcome ``k`` is tile kind ``k`` (``features.tile_index``), with the probability of
   drawing that kind from the bag.
-* **The starting player is chance too** (RULES.md: chosen at random). The first node of
+* **The starting player is chance too** (docs/rules.md: chosen at random). The first node of
   every game is a chance node with one outcome per seat, each ``1 / players``: outcome
   ``s`` makes seat ``s`` start. Every later chance node is a draw.
 * **Hidden information stays hidden.** Observations and information states are built from

@@ -683,8 +683,8 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
         return table
 
     @router.get("/tables/{table_id}/record", tags=["games"],
-                responses={200: {"description": "the game's record (RECORD.md)", "content": {
-                    "application/json": {"schema": {"type": "object"}}}},
+                responses={200: {"description": "the game's record (docs/record-format.md)",
+                                 "content": {"application/json": {"schema": {"type": "object"}}}},
                     404: ERRORS[404], 409: ERRORS[409]})
     async def record(table_id: str) -> JSONResponse:
         """The finished game's record, as a download; 409 while the game is not over."""

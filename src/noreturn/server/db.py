@@ -4,8 +4,8 @@ The database holds everything a table needs, so a process can stop at any moment
 (or several, later) take over: the tables and their seats, and for a game every accepted
 action in order. A game in progress is rebuilt from its secret seed and those actions
 (``LocalTable`` deals from the seed, so the same actions give the same game). A finished
-game also keeps its record (RECORD.md), which needs no seed and no code of this version to
-be read again.
+game also keeps its record (docs/record-format.md), which needs no seed and no code of this
+version to be read again.
 
 ``table_moves`` has the primary key (table_id, index), and a move's index is the state version
 it was played at: two writers that both saw version 12 cannot both store a move 12, the

@@ -356,7 +356,7 @@ class Games:
         """The statements of ``store`` on ``conn`` (in a transaction); the row's new key
         and result.
 
-        A finished game's row also gets its status, result and record (RECORD.md, with
+        A finished game's row also gets its status, result and record (docs/record-format.md, with
         the table's id and date in ``meta``).
         """
         moment = now()

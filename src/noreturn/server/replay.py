@@ -1,9 +1,9 @@
 """A finished game, turn by turn, as a spectator saw it: the replay page's data.
 
-Built from the stored record (RECORD.md) alone, so a replay needs neither the seed nor this
-version's deck. Every line and view is the public one: hands, draws, exchanged and set-aside
-tiles are counts, even though the record itself (downloadable once the game is over) holds
-them all.
+Built from the stored record (docs/record-format.md) alone, so a replay needs neither the
+seed nor this version's deck. Every line and view is the public one: hands, draws, exchanged
+and set-aside tiles are counts, even though the record itself (downloadable once the game is
+over) holds them all.
 """
 
 from __future__ import annotations

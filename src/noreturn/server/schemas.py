@@ -34,7 +34,7 @@ class SeatIn(_Strict):
 
 
 class CreateTable(_Strict):
-    """``POST /api/tables``: 2-4 seats and optional size parameters (RULES.md)."""
+    """``POST /api/tables``: 2-4 seats and optional size parameters (docs/rules.md)."""
 
     seats: list[SeatIn] = Field(min_length=2, max_length=4)
     rules: dict[str, int] | None = Field(

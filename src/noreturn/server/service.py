@@ -502,7 +502,7 @@ class TableService:
             return public_table(row, seats)
 
     def record(self, table_id: str) -> dict[str, Any]:
-        """The finished game's record (RECORD.md).
+        """The finished game's record (docs/record-format.md).
 
         Raises:
             ConflictError: the game is not over (a record in progress would show hidden tiles).

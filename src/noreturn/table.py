@@ -10,7 +10,11 @@ What it guarantees:
   actions; a refused action changes nothing.
 - Nothing hidden reaches a seat that may not see it: each person's log is written from
   their own point of view (other players' exchanges, set-aside tiles and draws are counts).
-- Chance comes from a ``Deck`` seeded once, so a seed gives the same bag every time.
+- Chance comes from a ``Deck`` seeded once, so a seed gives the same bag every time, until
+  an undo: the person has then seen what the undone move drew, so the bag is ordered afresh
+  from a new secret seed (and the bots' generators with it). The record's ``meta`` then
+  lists in ``reshuffled_at_events`` the events from which its ``seed`` no longer tells the
+  draws; the draws themselves are in the record, as always.
 - The record is kept as the game goes, so it can be saved at any moment (quit included).
 - The same seed and the same stored actions (``replay``, ``replace_by_bot``) rebuild the
   same game, logs and version: the web server keeps only those and resumes after a restart.
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import os
+import secrets
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -39,8 +44,10 @@ from noreturn.engine import (
     NoReturnError,
     Rules,
     Score,
+    ShuffledBag,
     View,
     legal_actions,
+    reshuffled,
     texts_of,
     tiles_text,
     view,
@@ -112,7 +119,7 @@ class _Progress:
     """Everything that changes as the game goes: what an undo puts back, all together."""
 
     state: GameState
-    deck: Deck
+    deck: ShuffledBag
     writer: RecordWriter
     rngs: list[Random]
     logs: dict[int | None, list[str]]
@@ -289,7 +296,9 @@ class LocalTable:
         return None
 
     def undo(self) -> str | None:
-        """Go back to the person's previous decision: state, bag, record and log as then.
+        """Go back to the person's previous decision: state, record and log as then.
+
+        The bag holds the same tiles as then, in a fresh secret order (see ``_reshuffle``).
 
         Returns:
             None when done; otherwise why not, and nothing changed.
@@ -300,7 +309,23 @@ class LocalTable:
         version = self._now.version
         self._now = self._checkpoints.pop()
         self._now.version = version + 1
+        self._reshuffle()
         return None
+
+    def _reshuffle(self) -> None:
+        """Order the bag afresh from a new secret seed, the bots' generators too.
+
+        The person has seen what the undone move drew (and how the bots answered): with the
+        old order the same move would draw the same tiles again. The record's ``meta``
+        notes the event from which the table's ``seed`` no longer tells the draws.
+        """
+        now = self._now
+        secret = secrets.randbits(64)
+        now.deck = reshuffled(now.state, secret)
+        now.rngs = [Random(f"bot:{secret}:{i}") for i in range(len(self.seats))]
+        meta = now.writer.meta if now.writer.meta is not None else {}
+        now.writer.meta = {**meta, "reshuffled_at_events": [
+            *meta.get("reshuffled_at_events", []), len(now.writer.events)]}
 
     # ---------------------------------------------------------------------- bots
     def decide_bot(self) -> BotMove:

@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from random import Random
 from typing import Any
@@ -55,52 +56,9 @@ from noreturn.engine import (
 )
 from noreturn.engine.state import DEAL
 from noreturn.narrate import narrate_action, narrate_draw
+from noreturn.outputs import OutputDir
 from noreturn.records import RecordWriter, default_meta, write_record
-
-BOT_NAMES = ("Bea", "Cy", "Dot", "Eve")
-DEFAULT_BOT = "medium"
-
-
-def default_save_dir() -> Path:
-    """Where games are saved: ``$XDG_DATA_HOME/noreturn/games``."""
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / "noreturn" / "games"
-
-
-@dataclass(frozen=True)
-class Seat:
-    """One seat: a person (``bot`` is None) or a bot given by its spec (``medium``, ...)."""
-
-    name: str
-    bot: str | None = None
-
-    @property
-    def human(self) -> bool:
-        """Whether a person plays this seat."""
-        return self.bot is None
-
-    def record_entry(self) -> dict[str, str]:
-        """The seat as RECORD.md's ``players`` entry (the bot spec as an extra key)."""
-        if self.bot is None:
-            return {"name": self.name, "kind": "human"}
-        return {"name": self.name, "kind": "bot", "policy": self.bot}
-
-
-def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str] = (),
-               hotseat: bool = False) -> list[Seat]:
-    """The seats of a local game: people first, then bots.
-
-    Without ``hotseat`` seat 0 is the one person and the others are bots, their specs
-    cycled from ``bots`` (default ``medium``). With ``hotseat`` every seat is a person;
-    missing names become ``Player N``.
-    """
-    if hotseat:
-        return [Seat(names[i] if i < len(names) else f"Player {i + 1}")
-                for i in range(players)]
-    specs = list(bots) or [DEFAULT_BOT]
-    human = names[0] if names else "Ada"
-    others = [n for n in BOT_NAMES if n != human]
-    return [Seat(human)] + [Seat(others[i], specs[i % len(specs)]) for i in range(players - 1)]
+from noreturn.seats import BOT_NAMES, DEFAULT_BOT, Seat, default_save_dir, make_seats
 
 
 @dataclass
@@ -168,6 +126,8 @@ class LocalTable:
         self.bots: list[Bot | None] = [None if s.human else make_bot(s.bot or "") for s in seats]
         self.save_dir = save_dir
         self.path: Path | None = None
+        self._output: OutputDir | None = None
+        self._file = ""
         self._undo = undo
         deck = Deck(self.rules, self.seed)
         state = GameState(self.rules, deck.start_player)
@@ -446,13 +406,25 @@ class LocalTable:
         return self._now.writer.record(self.state)
 
     def save(self) -> Path:
-        """Write the record (again to the same file on later calls); returns its path."""
-        if self.path is None:
-            target = self.save_dir or default_save_dir()
-            target.mkdir(parents=True, exist_ok=True)
-            stamp = f"{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}"
-            self.path = target / f"game-{stamp}.json"
-        return write_record(self.record(), self.path)
+        """Write the record (again to the same file on later calls); returns its path.
+
+        When the save folder fails, the record goes to a fallback folder and
+        ``save_note`` says so (see ``noreturn.outputs``).
+
+        Raises:
+            OutputError: no folder at all could take the record.
+        """
+        if self._output is None:
+            self._output = OutputDir(self.save_dir or default_save_dir(), "games")
+            self._file = f"game-{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}.json"
+        record = self.record()
+        self.path = self._output.write(self._file, partial(write_record, record))
+        return self.path
+
+    @property
+    def save_note(self) -> str | None:
+        """Why the record went to a fallback folder, or None if it went where asked."""
+        return None if self._output is None else self._output.problem
 
     # ------------------------------------------------------------------- changes
     def _person_plays(self, action: Action) -> None:

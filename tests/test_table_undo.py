@@ -11,6 +11,9 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from noreturn.cli import app
 from noreturn.engine import Rules, reshuffled
 from noreturn.engine.state import GameState
 from noreturn.plain import run_plain
@@ -48,8 +51,10 @@ def test_the_same_move_after_an_undo_draws_from_a_fresh_order() -> None:
 
 
 def test_a_whole_game_with_undos_is_a_valid_record_that_says_where_the_bag_was_reshuffled(
+    tmp_path: Path,
 ) -> None:
     table = _ready(7)
+    table.save_dir = tmp_path
     undone: list[int] = []
     while not table.is_over():
         action, _ = table.hint()
@@ -64,6 +69,8 @@ def test_a_whole_game_with_undos_is_a_valid_record_that_says_where_the_bag_was_r
     assert len(undone) == 3
     assert record["meta"]["reshuffled_at_events"] == undone
     assert record["meta"]["seed"] == table.seed
+    checked = CliRunner().invoke(app, ["validate", str(table.save())])
+    assert checked.exit_code == 0 and "OK " in checked.output, checked.output
 
 
 def test_reshuffled_keeps_the_bags_tiles_and_depends_on_its_seed_only() -> None:

@@ -153,7 +153,8 @@ class PlainGame:
             action, reason = self.table.hint()
             return f"  hint: {action}  ({reason})"
         if word == "undo":
-            return f"  {self.table.undo() or 'undone: your move again'}"
+            problem = self.table.undo()
+            return f"  {problem or 'undone: your move again (the bag is shuffled afresh)'}"
         if word in ("tiles", "tracker"):
             return "\n".join(tracker_lines(self.table, self.table.state.to_move))
         if word == "?" or line.startswith("?"):

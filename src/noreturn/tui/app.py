@@ -457,7 +457,7 @@ class NoReturnApp(App[str]):
             self.say(f"cannot undo: {problem}", "yellow")
             return
         self._reset_selection()
-        self.say("undone: your move again", "green")
+        self.say("undone: your move again (the bag is shuffled afresh)", "green")
         self.after_change()
 
     def action_tracker(self) -> None:

@@ -94,13 +94,11 @@ def test_undo_restores_state_record_and_log_exactly() -> None:
     assert table.state != state
     assert table.undo() is None
     assert table.state == state
-    assert (table.record(), table.log(0)) == (record, log)
-    assert table.try_action(action) is None  # the same move draws the same tiles again
-    table.run_bots()
-    again = table.record()
-    assert table.undo() is None and table.try_action(action) is None
-    table.run_bots()
-    assert table.record() == again
+    undone = table.record()
+    events = len(record["events"])
+    assert undone["meta"].pop("reshuffled_at_events") == [events]  # see test_table_undo
+    assert (undone, table.log(0)) == (record, log)
+    assert table.try_action(action) is None
 
 
 def test_undo_is_refused_with_two_people_and_after_a_declaration() -> None:

@@ -160,6 +160,24 @@ def test_undo_takes_back_the_move_and_the_bots_reply(tmp_path: Path) -> None:
     drive(new_app(tmp_path), body)
 
 
+def test_the_same_move_after_an_undo_draws_from_a_freshly_ordered_bag(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await past_mulligan(pilot, app)
+        hands = set()
+        for _ in range(12):
+            await pilot.press("h", "enter")
+            hands.add(tuple(sorted(app.table.view_for(0).hand or ())))
+            await settle(pilot)
+            await pilot.press("u")
+            await settle(pilot)
+        assert len(hands) > 1  # one hand 12 times: the undo showed the next draw
+        await pilot.press("h", "enter")
+        await settle(pilot)
+        assert check_record(app.table.record()).valid
+
+    drive(new_app(tmp_path), body)
+
+
 def test_hint_selects_a_legal_move_and_says_why(tmp_path: Path) -> None:
     async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
         await past_mulligan(pilot, app)

@@ -27,6 +27,18 @@ app = typer.Typer(
 )
 
 
+def _output_dir(folder: Path | None) -> Path | None:
+    """An output folder checked before the work starts, so no finished work is lost to it."""
+    if folder is None:
+        return None
+    from noreturn.outputs import check_output_dir  # noqa: PLC0415 - fast startup
+
+    try:
+        return check_output_dir(folder)
+    except NoReturnError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+
+
 @app.command()
 def validate(
     files: Annotated[list[Path], typer.Argument(help="game records (docs/record-format.md)")],
@@ -67,7 +79,8 @@ def play(
     plain: Annotated[bool, typer.Option(
         "--plain", help="plain line prompts instead of the full-screen game")] = False,
     rules: Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=6")] = "",
-    save_dir: Annotated[Path | None, typer.Option(help="where the record is saved")] = None,
+    save_dir: Annotated[Path | None, typer.Option(
+        help="folder where the record is saved", callback=_output_dir)] = None,
     bot_delay: Annotated[float, typer.Option(
         min=0, help="seconds before a bot's move shows")] = 0.6,
 ) -> None:
@@ -96,7 +109,8 @@ def simulate(
     seed: Annotated[int, typer.Option(help="base seed; game i uses (seed, i)")] = 0,
     rules: Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=5")] = "",
     policy: Annotated[Policy, typer.Option(help="random policy of every seat")] = Policy.rollout,
-    out: Annotated[Path | None, typer.Option(help="write one record per game here")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="folder to write one record per game into", callback=_output_dir)] = None,
 ) -> None:
     """Random legal play: progress bar, mean score and win rate per seat, records."""
     from noreturn.commands import simulate_command  # noqa: PLC0415 - keeps startup fast
@@ -139,7 +153,8 @@ def tournament(
     address: Annotated[str | None, typer.Option(
         help="Ray cluster to join (default: start a local Ray)")] = None,
     out: Annotated[Path | None, typer.Option(
-        help="write results.json and tournament.png here")] = None,
+        help="folder to write results.json and tournament.png into", callback=_output_dir)
+    ] = None,
     records: Annotated[bool, typer.Option(
         help="also write every game's record to OUT/records/")] = False,
 ) -> None:

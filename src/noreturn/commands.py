@@ -12,6 +12,7 @@ from rich.table import Table
 
 from noreturn.bench import run_bench
 from noreturn.engine import Rules
+from noreturn.outputs import OutputDir, OutputError
 from noreturn.simulate import Summary, simulate
 
 
@@ -22,19 +23,25 @@ def simulate_command(
     """Run ``simulate`` with a progress bar, then print the per-seat summary table."""
     console = console or Console()
     summary = Summary(rules.players)
+    out = None if out_dir is None else OutputDir(out_dir, "simulate")
     begin = time.perf_counter()
     columns = (TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("games", total=games)
-        for state in simulate(rules, games, seed, policy, out_dir):
-            summary.add(state)
-            progress.advance(task)
+        try:
+            for state in simulate(rules, games, seed, policy, out):
+                summary.add(state)
+                progress.advance(task)
+        except OutputError as exc:
+            console.print(f"[red]error:[/] {exc}", markup=True, highlight=False)
+            return 1
     elapsed = time.perf_counter() - begin
     console.print(summary_table(summary, policy, rules))
     console.print(f"{summary.games} games, {summary.turns / max(summary.games, 1):.1f} turns "
                   f"per game, {summary.games / elapsed:.0f} games/s")
-    if out_dir is not None:
-        console.print(f"records in {out_dir}/ (check: noreturn validate {out_dir}/*.json)")
+    if out is not None:
+        console.print(f"{out.note('records')} (check: noreturn validate {out.folder}/*.json)",
+                      markup=False, highlight=False)
     return 0
 
 

@@ -24,6 +24,8 @@ from noreturn.engine import (
 )
 from noreturn.engine.state import MULLIGAN
 from noreturn.narrate import render_table
+from noreturn.outputs import OutputError
+from noreturn.records import dumps
 from noreturn.table import LocalTable, default_save_dir, make_seats
 
 LIST_LIMIT = 40
@@ -47,7 +49,7 @@ colour worth at least their sum. Refill to 8 after each turn. When the bag runs 
 round is finished. Score = your score pile minus the tiles still in your rows."""
 
 __all__ = ["HELP", "RULES_BRIEF", "PlainGame", "QuitError", "default_save_dir", "play_plain",
-           "run_plain", "tracker_lines"]
+           "run_plain", "save_report", "tracker_lines"]
 
 
 class QuitError(Exception):
@@ -151,7 +153,8 @@ class PlainGame:
             action, reason = self.table.hint()
             return f"  hint: {action}  ({reason})"
         if word == "undo":
-            return f"  {self.table.undo() or 'undone: your move again'}"
+            problem = self.table.undo()
+            return f"  {problem or 'undone: your move again (the bag is shuffled afresh)'}"
         if word in ("tiles", "tracker"):
             return "\n".join(tracker_lines(self.table, self.table.state.to_move))
         if word == "?" or line.startswith("?"):
@@ -216,8 +219,21 @@ def play_plain(table: LocalTable, stdin: TextIO | None = None,
         PlainGame(table, read, write).run()
     except (QuitError, EOFError, KeyboardInterrupt):
         write("game stopped.")
-    path = table.save()
     if table.is_over():
         write("\n".join(["final scores:", *(f"  {line}" for line in table.result_lines())]))
-    write(f"record saved: {path}  (see it again: noreturn replay {path})")
+    write(save_report(table))
     return 0
+
+
+def save_report(table: LocalTable) -> str:
+    """Save the record and say where, and why elsewhere when its folder failed.
+
+    When no folder at all takes it, the record itself is the answer, to keep by hand: a
+    finished game is never lost to a path.
+    """
+    try:
+        path = table.save()
+    except OutputError as exc:
+        return f"{exc}\nthe record, to keep as a .json file:\n{dumps(table.record())}"
+    where = f"record saved: {path}  (see it again: noreturn replay {path})"
+    return where if table.save_note is None else f"{table.save_note}; {where}"

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from noreturn.engine import NoReturnError, Rules
-from noreturn.plain import play_plain
+from noreturn.plain import play_plain, save_report
 from noreturn.table import LocalTable, make_seats
 
 
@@ -37,7 +37,6 @@ def play_command(rules: Rules, names: Sequence[str], bots: Sequence[str], seed: 
         return play_plain(table, None if stdin is sys.stdin else stdin, write)
     from noreturn.tui import run_tui  # noqa: PLC0415 - Textual loads only for this mode
 
-    path = run_tui(table, bot_delay, color)
-    if path is not None:
-        write(f"record saved: {path}  (see it again: noreturn replay {path})")
+    run_tui(table, bot_delay, color)
+    write(save_report(table))  # again, to say where (or show the record if nowhere)
     return 0

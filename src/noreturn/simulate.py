@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import partial
 from random import Random
 
 from noreturn.engine import Action, GameState, Rules, legal_actions, new_game, rollout_action
+from noreturn.outputs import OutputDir
 from noreturn.records import Record, RecordWriter, default_meta, write_record
 
 Policy = Callable[[GameState, Random], Action]
@@ -80,18 +81,17 @@ def simulate(
     games: int,
     seed: int = 0,
     policy: str = "rollout",
-    out_dir: Path | None = None,
+    out: OutputDir | None = None,
 ) -> Iterator[GameState]:
     """Play ``games`` random games; yields each final state (``Summary.add`` totals them).
 
-    With ``out_dir``, every game's record is written there as ``game-<seed>-<n>.json``.
+    With ``out``, every game's record is written there as ``game-<seed>-<n>.json`` (in a
+    fallback folder if that folder fails meanwhile: ``out.problem`` then says why).
     """
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}: choose one of {', '.join(POLICIES)}")
-    if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
     for index in range(games):
         state, record = play_random_game(rules, POLICIES[policy], game_rng(seed, index))
-        if out_dir is not None:
-            write_record(record, out_dir / f"game-{seed}-{index:05d}.json")
+        if out is not None:
+            out.write(f"game-{seed}-{index:05d}.json", partial(write_record, record))
         yield state

@@ -10,7 +10,11 @@ What it guarantees:
   actions; a refused action changes nothing.
 - Nothing hidden reaches a seat that may not see it: each person's log is written from
   their own point of view (other players' exchanges, set-aside tiles and draws are counts).
-- Chance comes from a ``Deck`` seeded once, so a seed gives the same bag every time.
+- Chance comes from a ``Deck`` seeded once, so a seed gives the same bag every time, until
+  an undo: the person has then seen what the undone move drew, so the bag is ordered afresh
+  from a new secret seed (and the bots' generators with it). The record's ``meta`` then
+  lists in ``reshuffled_at_events`` the events from which its ``seed`` no longer tells the
+  draws; the draws themselves are in the record, as always.
 - The record is kept as the game goes, so it can be saved at any moment (quit included).
 - The same seed and the same stored actions (``replay``, ``replace_by_bot``) rebuild the
   same game, logs and version: the web server keeps only those and resumes after a restart.
@@ -20,10 +24,12 @@ from __future__ import annotations
 
 import copy
 import os
+import secrets
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from random import Random
 from typing import Any
@@ -39,8 +45,10 @@ from noreturn.engine import (
     NoReturnError,
     Rules,
     Score,
+    ShuffledBag,
     View,
     legal_actions,
+    reshuffled,
     texts_of,
     tiles_text,
     view,
@@ -48,55 +56,9 @@ from noreturn.engine import (
 )
 from noreturn.engine.state import DEAL
 from noreturn.narrate import narrate_action, narrate_draw
+from noreturn.outputs import OutputDir
 from noreturn.records import RecordWriter, default_meta, write_record
-
-BOT_NAMES = ("Bea", "Cy", "Dot", "Eve")
-DEFAULT_BOT = "medium"
-
-
-def default_save_dir() -> Path:
-    """Where games are saved: ``$XDG_DATA_HOME/noreturn/games``."""
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / "noreturn" / "games"
-
-
-@dataclass(frozen=True)
-class Seat:
-    """One seat: a person (``bot`` is None) or a bot given by its spec (``medium``, ...)."""
-
-    name: str
-    bot: str | None = None
-
-    @property
-    def human(self) -> bool:
-        """Whether a person plays this seat."""
-        return self.bot is None
-
-    def record_entry(self) -> dict[str, str]:
-        """The seat as a record's ``players`` entry, the bot spec as an extra key.
-
-        The entry is described in docs/record-format.md, "Players".
-        """
-        if self.bot is None:
-            return {"name": self.name, "kind": "human"}
-        return {"name": self.name, "kind": "bot", "policy": self.bot}
-
-
-def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str] = (),
-               hotseat: bool = False) -> list[Seat]:
-    """The seats of a local game: people first, then bots.
-
-    Without ``hotseat`` seat 0 is the one person and the others are bots, their specs
-    cycled from ``bots`` (default ``medium``). With ``hotseat`` every seat is a person;
-    missing names become ``Player N``.
-    """
-    if hotseat:
-        return [Seat(names[i] if i < len(names) else f"Player {i + 1}")
-                for i in range(players)]
-    specs = list(bots) or [DEFAULT_BOT]
-    human = names[0] if names else "Ada"
-    others = [n for n in BOT_NAMES if n != human]
-    return [Seat(human)] + [Seat(others[i], specs[i % len(specs)]) for i in range(players - 1)]
+from noreturn.seats import BOT_NAMES, DEFAULT_BOT, Seat, default_save_dir, make_seats
 
 
 @dataclass
@@ -115,7 +77,7 @@ class _Progress:
     """Everything that changes as the game goes: what an undo puts back, all together."""
 
     state: GameState
-    deck: Deck
+    deck: ShuffledBag
     writer: RecordWriter
     rngs: list[Random]
     logs: dict[int | None, list[str]]
@@ -164,6 +126,8 @@ class LocalTable:
         self.bots: list[Bot | None] = [None if s.human else make_bot(s.bot or "") for s in seats]
         self.save_dir = save_dir
         self.path: Path | None = None
+        self._output: OutputDir | None = None
+        self._file = ""
         self._undo = undo
         deck = Deck(self.rules, self.seed)
         state = GameState(self.rules, deck.start_player)
@@ -292,7 +256,9 @@ class LocalTable:
         return None
 
     def undo(self) -> str | None:
-        """Go back to the person's previous decision: state, bag, record and log as then.
+        """Go back to the person's previous decision: state, record and log as then.
+
+        The bag holds the same tiles as then, in a fresh secret order (see ``_reshuffle``).
 
         Returns:
             None when done; otherwise why not, and nothing changed.
@@ -303,7 +269,23 @@ class LocalTable:
         version = self._now.version
         self._now = self._checkpoints.pop()
         self._now.version = version + 1
+        self._reshuffle()
         return None
+
+    def _reshuffle(self) -> None:
+        """Order the bag afresh from a new secret seed, the bots' generators too.
+
+        The person has seen what the undone move drew (and how the bots answered): with the
+        old order the same move would draw the same tiles again. The record's ``meta``
+        notes the event from which the table's ``seed`` no longer tells the draws.
+        """
+        now = self._now
+        secret = secrets.randbits(64)
+        now.deck = reshuffled(now.state, secret)
+        now.rngs = [Random(f"bot:{secret}:{i}") for i in range(len(self.seats))]
+        meta = now.writer.meta if now.writer.meta is not None else {}
+        now.writer.meta = {**meta, "reshuffled_at_events": [
+            *meta.get("reshuffled_at_events", []), len(now.writer.events)]}
 
     # ---------------------------------------------------------------------- bots
     def decide_bot(self) -> BotMove:
@@ -424,13 +406,25 @@ class LocalTable:
         return self._now.writer.record(self.state)
 
     def save(self) -> Path:
-        """Write the record (again to the same file on later calls); returns its path."""
-        if self.path is None:
-            target = self.save_dir or default_save_dir()
-            target.mkdir(parents=True, exist_ok=True)
-            stamp = f"{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}"
-            self.path = target / f"game-{stamp}.json"
-        return write_record(self.record(), self.path)
+        """Write the record (again to the same file on later calls); returns its path.
+
+        When the save folder fails, the record goes to a fallback folder and
+        ``save_note`` says so (see ``noreturn.outputs``).
+
+        Raises:
+            OutputError: no folder at all could take the record.
+        """
+        if self._output is None:
+            self._output = OutputDir(self.save_dir or default_save_dir(), "games")
+            self._file = f"game-{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}.json"
+        record = self.record()
+        self.path = self._output.write(self._file, partial(write_record, record))
+        return self.path
+
+    @property
+    def save_note(self) -> str | None:
+        """Why the record went to a fallback folder, or None if it went where asked."""
+        return None if self._output is None else self._output.problem
 
     # ------------------------------------------------------------------- changes
     def _person_plays(self, action: Action) -> None:

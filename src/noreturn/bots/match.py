@@ -18,36 +18,28 @@ from random import Random
 from typing import Any
 
 from noreturn.bots.base import Bot, BotError, make_bot
-from noreturn.engine import Action, Draw, GameState, Rules, legal_actions, view, why_illegal
+from noreturn.engine import (
+    Action,
+    GameState,
+    Rules,
+    ShuffledBag,
+    legal_actions,
+    view,
+    why_illegal,
+)
 from noreturn.records import Record, RecordWriter, default_meta
 
 FALLBACK = "heuristic"
 
 
-class Deck:
-    """The bag in one shuffled order, so a deal can be replayed exactly."""
+class Deck(ShuffledBag):
+    """The whole tile set in one shuffled order, with the starting seat: a replayable deal."""
 
     def __init__(self, rules: Rules, seed: int | str) -> None:
-        """Shuffle every tile of ``rules`` with a generator seeded by ``seed``."""
-        self.rng = Random(f"deck:{seed}")
-        self.start_player = self.rng.randrange(rules.players)
-        self.order = rules.all_tiles()
-        self.rng.shuffle(self.order)
-
-    def next_draw(self, state: GameState) -> Draw:
-        """The next tile for ``state``; set-aside tiles are shuffled back first when due."""
-        if len(self.order) < len(state.bag):  # tiles came back from the mulligan
-            for tile in _sub(state.bag, self.order):
-                self.order.insert(self.rng.randrange(len(self.order) + 1), tile)
-        return Draw(self.order.pop())
-
-
-def _sub(bag: list[int], order: list[int]) -> list[int]:
-    """Tiles in ``bag`` but not in ``order`` (multiset difference), ascending."""
-    rest = sorted(bag)
-    for tile in order:
-        rest.remove(tile)
-    return rest
+        """Draw the starting seat, then shuffle every tile of ``rules``, from ``seed``."""
+        rng = Random(f"deck:{seed}")
+        self.start_player = rng.randrange(rules.players)
+        super().__init__(rules.all_tiles(), rng)
 
 
 @dataclass

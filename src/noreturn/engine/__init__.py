@@ -24,6 +24,7 @@ from noreturn.engine.actions import (
     parse_action,
     texts_of,
 )
+from noreturn.engine.chance import ShuffledBag, reshuffled
 from noreturn.engine.encoding import decode_action, encode_action, layout, num_actions
 from noreturn.engine.errors import IllegalActionError, NoReturnError, NotationError, RulesError
 from noreturn.engine.legal import check, legal_actions, why_illegal
@@ -45,8 +46,9 @@ from noreturn.engine.view import View, view
 __all__ = [
     "COLOUR_LETTERS", "COLOUR_NAMES", "Action", "Declare", "Draw", "Exchange", "GameState",
     "IllegalActionError", "Mulligan", "NoReturnError", "NotationError", "Pass", "Place",
-    "PlayerAction", "Rules", "RulesError", "Score", "View", "check", "colour_of",
-    "decode_action", "encode_action", "layout", "legal_actions", "make_tile", "new_game",
-    "num_actions", "parse_action", "parse_tile", "playout", "resolve_chance",
-    "rollout_action", "texts_of", "tile_code", "tiles_text", "value_of", "view", "why_illegal",
+    "PlayerAction", "Rules", "RulesError", "Score", "ShuffledBag", "View", "check",
+    "colour_of", "decode_action", "encode_action", "layout", "legal_actions", "make_tile",
+    "new_game", "num_actions", "parse_action", "parse_tile", "playout", "reshuffled",
+    "resolve_chance", "rollout_action", "texts_of", "tile_code", "tiles_text", "value_of",
+    "view", "why_illegal",
 ]

@@ -17,6 +17,7 @@ from rich.progress import (
 from rich.table import Table
 
 from noreturn.engine import NoReturnError, Rules
+from noreturn.outputs import OutputDir, OutputError
 from noreturn.sim.stats import wilson_interval
 from noreturn.sim.tournament import (
     BotStats,
@@ -41,10 +42,14 @@ def tournament_command(
     if records and out is None:
         console.print("[red]error:[/] --records needs --out DIR to write the records into")
         return 2
+    records_dir = OutputDir(out / "records", "tournament-records") if out and records else None
     try:
         plan = schedule(settings, keep_records=records)
         console.print(plan_text(settings, plan))
-        tournament = _run_with_progress(settings, plan, out, records, console)
+        tournament = _run_with_progress(settings, plan, records_dir, console)
+    except OutputError as exc:
+        console.print(f"[red]error:[/] {exc}")
+        return 1
     except NoReturnError as exc:
         console.print(f"[red]error:[/] {exc}")
         return 2
@@ -55,7 +60,14 @@ def tournament_command(
                   f"backend {settings.backend}, {tournament.workers} "
                   f"worker{'s' if tournament.workers > 1 else ''}")
     if out is not None:
-        _write_outputs(tournament, stats, out, records, console)
+        try:
+            _write_outputs(tournament, stats, OutputDir(out, "tournament"), console)
+        except OutputError as exc:
+            console.print(f"[red]error:[/] {exc} (the table above is the result)")
+            return 1
+    if records_dir is not None:
+        console.print(f"{records_dir.note('records')} (replay one: noreturn replay FILE)",
+                      markup=False, highlight=False)
     return 0
 
 
@@ -71,12 +83,11 @@ def plan_text(settings: Settings, plan: Schedule) -> str:
 
 
 def _run_with_progress(
-    settings: Settings, plan: Schedule, out: Path | None, records: bool, console: Console
+    settings: Settings, plan: Schedule, records_dir: OutputDir | None, console: Console
 ) -> Tournament:
     """Play the tournament with a bar that advances as each game finishes."""
     columns = (TextColumn("playing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TimeRemainingColumn())
-    records_dir = out / "records" if out is not None and records else None
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("games", total=len(plan.tasks))
         return run_tournament(settings, records_dir, lambda _: progress.advance(task), plan)
@@ -115,16 +126,22 @@ def rules_text(rules: Rules) -> str:
 
 
 def _write_outputs(
-    tournament: Tournament, stats: list[BotStats], out: Path, records: bool, console: Console
+    tournament: Tournament, stats: list[BotStats], out: OutputDir, console: Console
 ) -> None:
-    """results.json and tournament.png in ``out`` (the records are already there)."""
+    """results.json and tournament.png in ``out`` (a fallback folder if it fails).
+
+    Raises:
+        OutputError: no folder at all could take them.
+    """
     from noreturn.sim.plot import plot_tournament  # noqa: PLC0415 - matplotlib loads slowly
 
-    out.mkdir(parents=True, exist_ok=True)
-    results = write_results(results_json(tournament, stats), out / "results.json")
+    data = results_json(tournament, stats)
+    results = out.write("results.json", lambda path: write_results(data, path))
     title = (f"{len(tournament.games)} games, {tournament.settings.players} players, "
              f"rules {rules_text(tournament.settings.rules)}")
-    plot = plot_tournament(stats, tournament.settings.players, title, out / "tournament.png")
-    console.print(f"results: {results}\nplot: {plot}")
-    if records:
-        console.print(f"records: {out / 'records'}/ (replay one: noreturn replay FILE)")
+    players = tournament.settings.players
+    plot = out.write("tournament.png",
+                     lambda path: plot_tournament(stats, players, title, path))
+    if out.problem:
+        console.print(out.note("results"), markup=False, highlight=False)
+    console.print(f"results: {results}\nplot: {plot}", markup=False, highlight=False)

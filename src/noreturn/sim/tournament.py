@@ -20,12 +20,14 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 from noreturn.bots import Deck, make_bot, play_game
 from noreturn.engine import NoReturnError, Rules
+from noreturn.outputs import OutputDir
 from noreturn.records import Record, write_record
 from noreturn.sim.backends import execute
 from noreturn.sim.stats import Pairwise, bradley_terry_elo, openskill_ratings, wilson_interval
@@ -203,23 +205,28 @@ def play_task(task: GameTask) -> GameSummary:
 
 def run_tournament(
     settings: Settings,
-    records_dir: Path | None = None,
+    records_dir: Path | OutputDir | None = None,
     on_game: Callable[[GameSummary], None] | None = None,
     plan: Schedule | None = None,
 ) -> Tournament:
     """Play every scheduled game on the chosen backend; records are written as games end.
 
     ``on_game`` is called once per finished game, in the order games finish (progress).
+    Records whose folder fails go to a fallback folder (an ``OutputDir`` says where).
+
+    Raises:
+        OutputError: no folder at all could take a record.
     """
     plan = plan or schedule(settings, keep_records=records_dir is not None)
     workers = settings.workers or os.cpu_count() or 1
-    if records_dir is not None:
-        records_dir.mkdir(parents=True, exist_ok=True)
+    records = (OutputDir(records_dir, "tournament-records") if isinstance(records_dir, Path)
+               else records_dir)
     begin = time.perf_counter()
     games: list[GameSummary] = []
     for summary in execute(plan.tasks, play_task, settings.backend, workers, settings.address):
-        if records_dir is not None and summary.record is not None:
-            write_record(summary.record, records_dir / record_name(summary.game))
+        record = summary.record
+        if records is not None and record is not None:
+            records.write(record_name(summary.game), partial(write_record, record))
             summary.record = None  # on disk now; a long tournament need not hold them all
         games.append(summary)
         if on_game is not None:

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Static
 
 from noreturn.engine import Action, Declare, NoReturnError, Score, View
+from noreturn.outputs import OutputError
 from noreturn.table import BotMove, LocalTable
 from noreturn.tui import moves
 from noreturn.tui.moves import Candidate, Target
@@ -106,6 +107,7 @@ class NoReturnApp(App[str]):
         self._message = Text()
         self._handing_over = False
         self._ended = False
+        self._save_problem = ""
 
     # ------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -198,8 +200,19 @@ class NoReturnApp(App[str]):
         if self._ended:
             return
         self._ended = True
-        path = self.table.save()
-        self.push_screen(EndScreen(self.table.result_lines(), str(path)))
+        path = self._save()
+        note = self.table.save_note if path else self._save_problem
+        self.push_screen(EndScreen(self.table.result_lines(), path, note))
+
+    def _save(self) -> str:
+        """Save the record: its path, or "" when no folder took it (``_save_problem`` says
+        why, and ``noreturn play`` shows the record itself after the app): a failed save
+        must not end the game in a traceback."""
+        try:
+            return str(self.table.save())
+        except OutputError as exc:
+            self._save_problem = str(exc)
+            return ""
 
     # ------------------------------------------------------------------ drawing
     def seen(self) -> View:
@@ -444,7 +457,7 @@ class NoReturnApp(App[str]):
             self.say(f"cannot undo: {problem}", "yellow")
             return
         self._reset_selection()
-        self.say("undone: your move again", "green")
+        self.say("undone: your move again (the bag is shuffled afresh)", "green")
         self.after_change()
 
     def action_tracker(self) -> None:
@@ -466,12 +479,12 @@ class NoReturnApp(App[str]):
         if self._covered() and not isinstance(self.screen, HandoverScreen):
             return
         if self.table.is_over():
-            self.exit(str(self.table.save()))
+            self.exit(self._save())
             return
 
         def answer(yes: bool | None) -> None:
             if yes:
-                self.exit(str(self.table.save()))
+                self.exit(self._save())
 
         self.push_screen(ConfirmScreen(
             "Quit this game?\n\nThe game so far is saved, and noreturn replay shows it.",

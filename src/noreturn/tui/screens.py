@@ -166,17 +166,23 @@ class EndScreen(Screen[None]):
         Binding("q,enter,escape", "leave", "leave"),
     ]
 
-    def __init__(self, lines: list[str], path: str) -> None:
-        """Show the result ``lines`` and the record's ``path``."""
+    def __init__(self, lines: list[str], path: str, note: str | None = None) -> None:
+        """Show the result ``lines`` and the record's ``path`` ("": not saved), with the
+        ``note`` of a save that went elsewhere or failed."""
         super().__init__(id="end")
-        self.lines, self.path = lines, path
+        self.lines, self.path, self.note = lines, path, note
 
     def compose(self) -> ComposeResult:
         """Scores, record path, and a Leave button."""
         body = Text("Game over. Score = score pile - tiles left in rows.\n\n", style="bold")
         for line in self.lines:
             body.append(f"  {line}\n", style="bold" if line.startswith("1.") else "")
-        body.append(f"\nRecord saved: {self.path}\nReplay it: noreturn replay {self.path}")
+        if self.note:
+            body.append(f"\n{self.note}", style="bold")
+        if self.path:
+            body.append(f"\nRecord saved: {self.path}\nReplay it: noreturn replay {self.path}")
+        else:
+            body.append("\nThe record is shown when you leave: keep it as a .json file.")
         with Vertical(classes="dialog wide"):
             yield Static(body, id="result")
             yield Button("Leave (q)", id="leave", variant="primary")

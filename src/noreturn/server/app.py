@@ -113,13 +113,14 @@ A few threads keep the cores busy while one waits on the database; anyio's defau
 made them fight over the connection pool and the GIL (a connection each, and a context
 switch on every hand-over), which cost more than it overlapped. The pool holds as many
 connections (db.DB_POOL_SIZE)."""
-THINKERS = 2
+THINKERS = 1
 """Slow bot decisions (ISMCTS: about a second each, at most ``service.MAX_BOT_SECONDS``)
 running at once per process, in their own threads, so they never hold up the service
 calls. They wait in turn (anyio's limiter is first come, first served), one decision per
-table at a time: the tables with a slow bot to move take turns. Two, not more: the
-decisions share one interpreter lock, so more threads add no moves per second, only
-contention for the event loop."""
+table at a time: the tables with a slow bot to move take turns. One: the decisions share
+one interpreter lock, so more threads add no moves per second, only contention for the
+event loop (measured with 12 tables of expert bots beside 30 of fast ones: a bystander's
+ping p99 100 ms with two thinkers, 65-73 ms with one; 229 ms with the former four)."""
 BOT_LANES = 2
 """Bot steps (service calls: a fast bot's move or run of moves, a slow one's storing)
 running at once per process. Fewer than ``WORKERS``, so people's requests always find a
@@ -579,7 +580,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
                create_limit_per_minute: int | None = None, redis_url: str | None = None,
                takeover_after: float = TAKEOVER_SECONDS,
                lobby_after: float = LOBBY_HOURS * 3600, idle_after: float = IDLE_HOURS * 3600,
-               sweep_every: float = SWEEP_SECONDS) -> FastAPI:
+               sweep_every: float | None = None) -> FastAPI:
     """The server for the database at ``db_url`` (default: SQLite under XDG data).
 
     The schema is migrated to the newest revision now. ``bot_delay`` seconds pass before
@@ -591,7 +592,8 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     can serve one PostgreSQL database (docs/deploy.md). ``takeover_after``: seconds a game
     may wait on a bot before this process moves it (see ``BotRunner.sweep``).
     ``lobby_after`` and ``idle_after``: seconds a table may stay unchanged in the lobby or
-    in play before the sweep (every ``sweep_every`` seconds) abandons it (lifecycle.py).
+    in play before the sweep (every ``sweep_every`` seconds; default: a quarter of the
+    shorter, at most ``SWEEP_SECONDS``) abandons it (lifecycle.py).
 
     Raises:
         ValueError: a database URL that cannot be used, or SQLite with Redis.
@@ -612,6 +614,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     hub: Broadcaster = broadcaster or (RedisBroadcaster(redis_url) if redis_url is not None
                                        else LocalBroadcaster())
     bots = BotRunner(service, hub, bot_delay)
+    every = sweep_every or min(SWEEP_SECONDS, min(lobby_after, idle_after) / 4)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -621,7 +624,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
             bots.kick(table_id)  # games that were waiting on a bot when the server stopped
         loop = asyncio.get_running_loop()
         sweepers = [loop.create_task(bots.sweep(max(0.2, takeover_after / 4), takeover_after)),
-                    loop.create_task(sweep_forever(service, hub, run, sweep_every,
+                    loop.create_task(sweep_forever(service, hub, run, every,
                                                    lobby_after, idle_after))]
         with collector_for_serving():
             yield

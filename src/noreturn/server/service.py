@@ -672,12 +672,12 @@ class TableService:
         """
         if seat is None:
             raise ConflictError("spectators watch: open your seat link to play", "spectator")
+        if known.status in OVER and known.status != "finished":
+            raise ConflictError(over_message(known.status), "closed")
         if known.status == "lobby" or game is None:
             raise ConflictError("the game has not started yet: wait for the start", "not_started")
         if known.status == "finished":
             raise ConflictError("the game is over", "over")
-        if known.status in OVER:
-            raise ConflictError(over_message(known.status), "closed")
         return game
 
     @staticmethod

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from pingprobe import PingProbe
-from srvkit import free_port, spawn_serve, stop_process, wait_serving
+from srvkit import serving
 
 HUGE = {"colors": 6, "max_value": 31, "copies": 99, "hand_size": 12, "exchange_limit": 99}
 EXPERTS = [{"kind": "bot", "level": "expert"}] * 4
@@ -30,14 +30,8 @@ REPLY_LIMIT = 1.0
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
     """``noreturn serve`` on SQLite, no bot delay; its URL."""
-    port = free_port()
-    process = spawn_serve(port, f"sqlite:///{tmp_path / 'fair.db'}")
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_serving(base, process)
+    with serving(f"sqlite:///{tmp_path / 'fair.db'}") as base:
         yield base
-    finally:
-        stop_process(process)
 
 
 def bot_replies(base: str, seconds: float) -> list[float]:

@@ -105,13 +105,14 @@ def test_a_copy_held_by_another_process_cannot_move_a_closed_table(db_url: str) 
     tokens = {link["seat"]: link["token"] for link in made["seat_links"]}
     one.join(table_id, tokens[1], None)
     one.start(table_id, tokens[0])
-    state = one.state_message(table_id, 0, hash_token(tokens[0]))
+    seat = one.state_message(table_id, None)["view"]["to_move"]
+    state = one.state_message(table_id, seat, hash_token(tokens[seat]))
     close_table(two, table_id, made["creator_token"])
     with pytest.raises(ConflictError) as refused:
-        one.act(table_id, 0, state["legal"][0], state["version"])
+        one.act(table_id, seat, state["legal"][0], state["version"])
     assert refused.value.code == "stale"
     with pytest.raises(ConflictError) as again:
-        one.act(table_id, 0, state["legal"][0], state["version"])
+        one.act(table_id, seat, state["legal"][0], state["version"])
     assert again.value.code == "closed"
     with one.sessions() as session:
         assert session.scalars(select(MoveRow).where(MoveRow.table_id == table_id)).all() == []

@@ -186,6 +186,11 @@ def serve(
                       "(another process died)")] = 10.0,
     create_limit: Annotated[int, typer.Option(
         min=0, help="tables one address may create per minute (0: no limit)")] = 300,
+    lobby_hours: Annotated[float, typer.Option(
+        min=0.01, help="hours a table may stay unchanged in the lobby before it is "
+                       "abandoned")] = 24.0,
+    idle_hours: Annotated[float, typer.Option(
+        min=0.01, help="hours a game may go without a move before it is abandoned")] = 168.0,
 ) -> None:
     """Online tables: lobby, seat links, play in the browser, records and replays."""
     try:
@@ -203,7 +208,8 @@ def serve(
     try:
         server_app = create_app(url, bot_delay=bot_delay, redis_url=redis,
                                 takeover_after=takeover_after,
-                                create_limit_per_minute=create_limit or None)
+                                create_limit_per_minute=create_limit or None,
+                                lobby_after=lobby_hours * 3600, idle_after=idle_hours * 3600)
     except BroadcastError as exc:
         raise typer.BadParameter(str(exc), param_hint="--redis") from exc
     except ValueError as exc:

@@ -378,3 +378,17 @@ def stop_process(process: subprocess.Popen[str]) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+@contextmanager
+def serving(db_url: str, *options: str) -> Iterator[str]:
+    """A ``noreturn serve`` process (``spawn_serve``) on ``db_url``, stopped at the end;
+    its base URL once it answers."""
+    port = free_port()
+    process = spawn_serve(port, db_url, *options)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_serving(base, process)
+        yield base
+    finally:
+        stop_process(process)

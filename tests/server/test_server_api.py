@@ -88,15 +88,26 @@ def test_create_answers_links_once_and_the_lobby_shows_public_data_only(
     ({"seats": [{"kind": "human"}, {"kind": "bot", "level": "external:rm -rf /"}]}, 400,
      "no bot level 'external'"),
     ({"seats": [{"kind": "human"}, {"kind": "bot", "level": "ismcts:time=60"}]}, 400,
-     "at most time=5"),
+     "at most time=3"),
     ({"seats": [{"kind": "human"}, {"kind": "bot", "level": "genius"}]}, 400, "choose one of"),
     ({"seats": [{"kind": "human", "level": "hard"}, {"kind": "bot"}]}, 400, "for bots"),
     ({"seats": [{"kind": "human", "name": "Al"}, {"kind": "human", "name": " Al "}]}, 400,
      "different name"),
     ({"seats": [{"kind": "human", "name": "A\u0007l"}, {"kind": "bot"}]}, 400, "control"),
-    ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"colors": 9}}, 400, "colors"),
+    ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"colors": 9}}, 422, "colors"),
     ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"players": 3}}, 400, "seats"),
-    ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"speed": 3}}, 400, "speed"),
+    ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"speed": 3}}, 422, "speed"),
+    # a server table is at most the published game in every parameter (issue 14)
+    ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"max_value": 31}}, 422,
+     "less than or equal to 11"),
+    ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"copies": 99}}, 422, "copies"),
+    # strict whole numbers: a string or a float is a client's bug, not a number
+    ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"colors": "3"}}, 422,
+     "valid integer"),
+    ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"hand_size": 8.0}}, 422,
+     "hand_size"),
+    ({"seats": [{"kind": "bot"}] * 4, "rules": {"colors": 1, "max_value": 8, "copies": 2}},
+     400, "more tiles"),
 ])
 def test_bad_tables_are_refused_with_a_reason(client: TestClient, body: dict[str, Any],
                                               status: int, words: str) -> None:
@@ -185,6 +196,7 @@ def test_openapi_schema_is_valid_and_lists_the_api(client: TestClient) -> None:
         "/api/tables", "/api/tables/{table_id}", "/api/tables/{table_id}/join",
         "/api/tables/{table_id}/start", "/api/tables/{table_id}/leave",
         "/api/tables/{table_id}/record", "/api/tables/{table_id}/replay",
+        "/api/tables/{table_id}/close",
     }
     assert set(paths["/api/tables"]) == {"get", "post"}
     assert "201" in paths["/api/tables"]["post"]["responses"]
@@ -193,6 +205,15 @@ def test_openapi_schema_is_valid_and_lists_the_api(client: TestClient) -> None:
     components = schema["components"]["schemas"]
     assert {"Table", "Created", "CreateTable", "SeatIn", "Replay", "ErrorOut"} <= set(components)
     assert "token" not in components["Table"]["properties"]
+    rules = components["RulesIn"]  # the known keys, their bounds, nothing else (ST202)
+    assert rules["additionalProperties"] is False
+    assert set(rules["properties"]) == {"colors", "max_value", "copies", "hand_size",
+                                        "exchange_limit", "players"}
+    bounds = {key: max(option.get("maximum", 0) for option in value["anyOf"])
+              for key, value in rules["properties"].items()}
+    assert bounds == {"colors": 6, "max_value": 11, "copies": 2, "hand_size": 8,
+                      "exchange_limit": 4, "players": 4}
+    assert "closed" in components["Table"]["properties"]["status"]["enum"]
     validator = pytest.importorskip("openapi_spec_validator",
                                     reason="openapi-spec-validator is not installed")
     validator.validate(schema)

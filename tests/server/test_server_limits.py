@@ -24,13 +24,10 @@ from srvkit import (
     Player,
     connect,
     create,
-    free_port,
     receive,
+    serving,
     settle,
-    spawn_serve,
     start,
-    stop_process,
-    wait_serving,
 )
 from starlette.websockets import WebSocketDisconnect
 
@@ -275,14 +272,8 @@ def test_table_creation_is_not_capped_by_default(tmp_path: Path) -> None:
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
     """``noreturn serve`` on SQLite (the default limits, uvicorn's frame limit); its URL."""
-    port = free_port()
-    process = spawn_serve(port, f"sqlite:///{tmp_path / 'serve.db'}")
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_serving(base, process)
+    with serving(f"sqlite:///{tmp_path / 'serve.db'}") as base:
         yield base
-    finally:
-        stop_process(process)
 
 
 def new_game(base: str) -> tuple[str, str]:

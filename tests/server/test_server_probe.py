@@ -8,20 +8,14 @@ from pathlib import Path
 
 import pytest
 from pingprobe import PingProbe, quantile
-from srvkit import free_port, spawn_serve, stop_process, wait_serving
+from srvkit import free_port, serving, spawn_serve, stop_process, wait_serving
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
     """``noreturn serve`` on SQLite; its URL."""
-    port = free_port()
-    process = spawn_serve(port, f"sqlite:///{tmp_path / 'probe.db'}")
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_serving(base, process)
+    with serving(f"sqlite:///{tmp_path / 'probe.db'}") as base:
         yield base
-    finally:
-        stop_process(process)
 
 
 def test_quantile_takes_the_nearest_rank() -> None:

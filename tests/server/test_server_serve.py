@@ -39,7 +39,7 @@ def server(tmp_path: Path) -> Iterator[str]:
 def test_serve_help_names_its_options() -> None:
     result = CliRunner().invoke(app, ["serve", "--help"])
     assert result.exit_code == 0
-    for option in ("--host", "--port", "--db"):
+    for option in ("--host", "--port", "--db", "--lobby-hours", "--idle-hours"):
         assert option in result.output
 
 

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio
 import orjson
@@ -43,6 +43,13 @@ from noreturn.server.broadcast import (
 )
 from noreturn.server.db import DB_POOL_SIZE, default_db_url, make_engine, migrate
 from noreturn.server.hardening import harden
+from noreturn.server.lifecycle import (
+    IDLE_HOURS,
+    LOBBY_HOURS,
+    SWEEP_SECONDS,
+    close_table,
+    sweep_forever,
+)
 from noreturn.server.limits import (
     CLOSE_FLOODING,
     CREATE_LIMIT,
@@ -60,6 +67,7 @@ from noreturn.server.schemas import (
     JoinBody,
     Replay,
     Table,
+    TableStatus,
     TokenBody,
 )
 from noreturn.server.service import (
@@ -105,9 +113,20 @@ A few threads keep the cores busy while one waits on the database; anyio's defau
 made them fight over the connection pool and the GIL (a connection each, and a context
 switch on every hand-over), which cost more than it overlapped. The pool holds as many
 connections (db.DB_POOL_SIZE)."""
-THINKERS = 4
-"""Slow bot decisions (ISMCTS: about a second each) running at once per process, in their
-own threads, so they never hold up the service calls."""
+THINKERS = 1
+"""Slow bot decisions (ISMCTS: about a second each, at most ``service.MAX_BOT_SECONDS``)
+running at once per process, in their own threads, so they never hold up the service
+calls. They wait in turn (anyio's limiter is first come, first served), one decision per
+table at a time: the tables with a slow bot to move take turns. One: the decisions share
+one interpreter lock, so more threads add no moves per second, only contention for the
+event loop (measured with 12 tables of expert bots beside 30 of fast ones: a bystander's
+ping p99 100 ms with two thinkers, 65-73 ms with one; 229 ms with the former four)."""
+BOT_LANES = 2
+"""Bot steps (service calls: a fast bot's move or run of moves, a slow one's storing)
+running at once per process. Fewer than ``WORKERS``, so people's requests always find a
+worker however many tables of bots play; first come, first served, and each table's
+runner queues again after each step, so the tables with a bot to move take turns, one
+step each."""
 _limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[
     anyio.CapacityLimiter, anyio.CapacityLimiter]] = weakref.WeakKeyDictionary()
 
@@ -152,6 +171,26 @@ class BotRunner:
         self.delay = delay
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
+        self._lanes: anyio.CapacityLimiter | None = None
+
+    def _lane(self) -> anyio.CapacityLimiter:
+        """The limiter of bot steps (``BOT_LANES``), made in the running event loop."""
+        if self._lanes is None:
+            self._lanes = anyio.CapacityLimiter(BOT_LANES)
+        return self._lanes
+
+    async def _step(self, table_id: str) -> int | None:
+        """One step of the table's bots: a fast bot's move (or run of moves, with no
+        delay), or a slow bot's decision (thinking in its own queue, ``think``) stored;
+        the new version, or None if no bot was to move. Each service call waits for a
+        bot lane, in turn with the other tables' runners."""
+        async with self._lane():
+            turn = await run(self.service.bot_turn, table_id, not self.delay)
+        if callable(turn):  # a slow bot: it thinks outside the lock and the lanes
+            move = await think(turn)
+            async with self._lane():
+                turn = await run(self.service.bot_apply, table_id, move)
+        return turn
 
     def kick(self, table_id: str) -> None:
         """Make sure the bots of ``table_id`` move if one is to move."""
@@ -167,11 +206,7 @@ class BotRunner:
                 if self.delay:
                     await asyncio.sleep(self.delay)
                 try:
-                    turn = await run(self.service.bot_turn, table_id, not self.delay)
-                    if callable(turn):  # a slow bot: it thinks outside the lock
-                        move = await think(turn)
-                        turn = await run(self.service.bot_apply, table_id, move)
-                    moved = turn
+                    moved = await self._step(table_id)
                 except ServiceError as exc:
                     if exc.code == "stale":
                         continue  # another writer moved first: look at the game again
@@ -543,7 +578,9 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
                broadcaster: Broadcaster | None = None, static_dir: Path = STATIC,
                message_limits: MessageLimits | None = MESSAGE_LIMITS,
                create_limit_per_minute: int | None = None, redis_url: str | None = None,
-               takeover_after: float = TAKEOVER_SECONDS) -> FastAPI:
+               takeover_after: float = TAKEOVER_SECONDS,
+               lobby_after: float = LOBBY_HOURS * 3600, idle_after: float = IDLE_HOURS * 3600,
+               sweep_every: float | None = None) -> FastAPI:
     """The server for the database at ``db_url`` (default: SQLite under XDG data).
 
     The schema is migrated to the newest revision now. ``bot_delay`` seconds pass before
@@ -554,6 +591,9 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     ``redis_url``: notices go through Redis (``RedisBroadcaster``), so several processes
     can serve one PostgreSQL database (docs/deploy.md). ``takeover_after``: seconds a game
     may wait on a bot before this process moves it (see ``BotRunner.sweep``).
+    ``lobby_after`` and ``idle_after``: seconds a table may stay unchanged in the lobby or
+    in play before the sweep (every ``sweep_every`` seconds; default: a quarter of the
+    shorter, at most ``SWEEP_SECONDS``) abandons it (lifecycle.py).
 
     Raises:
         ValueError: a database URL that cannot be used, or SQLite with Redis.
@@ -574,6 +614,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     hub: Broadcaster = broadcaster or (RedisBroadcaster(redis_url) if redis_url is not None
                                        else LocalBroadcaster())
     bots = BotRunner(service, hub, bot_delay)
+    every = sweep_every or min(SWEEP_SECONDS, min(lobby_after, idle_after) / 4)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -581,12 +622,15 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
             await hub.start()
         for table_id in await run(service.playing_tables):
             bots.kick(table_id)  # games that were waiting on a bot when the server stopped
-        sweeper = asyncio.get_running_loop().create_task(
-            bots.sweep(max(0.2, takeover_after / 4), takeover_after))
+        loop = asyncio.get_running_loop()
+        sweepers = [loop.create_task(bots.sweep(max(0.2, takeover_after / 4), takeover_after)),
+                    loop.create_task(sweep_forever(service, hub, run, every,
+                                                   lobby_after, idle_after))]
         with collector_for_serving():
             yield
-        sweeper.cancel()
-        await asyncio.gather(sweeper, return_exceptions=True)
+        for sweeper in sweepers:
+            sweeper.cancel()
+        await asyncio.gather(*sweepers, return_exceptions=True)
         await bots.stop()
         if isinstance(hub, RedisBroadcaster):
             await hub.close()
@@ -646,8 +690,8 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
     @router.get("/tables", response_model=list[Table], tags=["tables"])
     async def list_tables(
         limit: int = Query(50, ge=1, le=200, description="at most this many tables"),
-        status: Literal["lobby", "playing", "finished"] | None = Query(
-            None, description="only tables in this stage"),
+        status: Annotated[TableStatus | None, Query(
+            description="only tables in this stage")] = None,
     ) -> list[dict[str, Any]]:
         """The lobby: tables, newest first, public data only."""
         return await run(service.list_tables, limit, status)
@@ -680,6 +724,15 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
         """Leave the seat: free again in the lobby; during the game a medium bot takes it."""
         table = await run(service.leave, table_id, body.token)
         await changed(table_id)
+        return table
+
+    @router.post("/tables/{table_id}/close", response_model=Table, tags=["tables"],
+                 responses={k: ERRORS[k] for k in (400, 403, 404, 409)})
+    async def close(table_id: str, body: TokenBody) -> dict[str, Any]:
+        """Close the table with its creator token (from its creation): it is never played
+        again; its moves are kept. 409 once the game is over."""
+        table = await run(close_table, service, table_id, body.token)
+        await changed(table_id, bots_too=False)
         return table
 
     @router.get("/tables/{table_id}/record", tags=["games"],

@@ -31,12 +31,14 @@ from sqlalchemy import (
     DateTime,
     Engine,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
     create_engine,
     event,
     text,
+    true,
 )
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
@@ -56,23 +58,36 @@ def now() -> datetime:
 
 
 class TableRow(Base):
-    """One table: lobby, game in progress or finished game.
+    """One table: lobby, game in progress, finished game, or closed/abandoned table.
 
     ``seed`` is secret while the game runs (it fixes the bag's order); ``version`` counts the
-    stored moves, so it is the state version clients see.
+    stored moves, so it is the state version clients see. ``creator_hash`` is the SHA-256 of
+    the creator token (which closes the table). ``bot_due`` says a bot may be to move in a
+    game in progress (False: a person is, for sure), so that finding the games that wait on
+    a bot (at startup, or after a process died) never builds a game.
+
+    The indexes serve the lobby's newest-first list (all tables, or one status) and the
+    sweeps, which look for tables of a status unchanged since a time.
     """
 
     __tablename__ = "game_tables"
+    __table_args__ = (
+        Index("ix_game_tables_newest", "created_at", "id"),
+        Index("ix_game_tables_status_newest", "status", "created_at", "id"),
+        Index("ix_game_tables_status_updated", "status", "updated_at"),
+    )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    status: Mapped[str] = mapped_column(String(16), index=True)
+    status: Mapped[str] = mapped_column(String(16))
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
     seed: Mapped[str] = mapped_column(String(64))
     version: Mapped[int] = mapped_column(Integer, default=0)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    creator_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    bot_due: Mapped[bool] = mapped_column(Boolean, default=False, server_default=true())
 
 
 class SeatRow(Base):

@@ -50,15 +50,22 @@ moved first)."""
 
 
 STORE_MOVES = (
-    f"WITH stored AS (INSERT INTO {MoveRow.__tablename__} "
+    f"WITH moved AS (UPDATE {TableRow.__tablename__} SET version = %(version)s, "
+    "updated_at = %(at)s, bot_due = %(bot_due)s "
+    "WHERE id = %(table_id)s AND status = 'playing' RETURNING id) "
+    f"INSERT INTO {MoveRow.__tablename__} "
     "(table_id, index, seat, kind, text, note, created_at) "
-    "SELECT %(table_id)s, m.index, m.seat, m.kind, m.text, m.note, %(at)s "
-    "FROM jsonb_to_recordset(%(moves)s) "
-    "AS m(index integer, seat integer, kind text, text text, note text)) "
-    f"UPDATE {TableRow.__tablename__} SET version = %(version)s, updated_at = %(at)s "
-    "WHERE id = %(table_id)s")
+    "SELECT moved.id, m.index, m.seat, m.kind, m.text, m.note, %(at)s "
+    "FROM moved, jsonb_to_recordset(%(moves)s) "
+    "AS m(index integer, seat integer, kind text, text text, note text)")
 """PostgreSQL, for psycopg: store moves (one JSON array, whatever their number) and the
-table's new version in one statement."""
+table's new version in one statement, if the game is still in progress (a table closed
+meanwhile takes no move: nothing is stored, no row counts)."""
+
+
+def _not_in_play(table_id: str) -> StaleError:
+    """A write refused because the table left play (closed or abandoned) meanwhile."""
+    return StaleError(f"table {table_id} is no longer in play")
 
 
 def _another_writer_first(exc: BaseException) -> bool:
@@ -94,8 +101,11 @@ def utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def public_table(row: TableRow, seats: list[SeatRow]) -> dict[str, Any]:
-    """The public ``Table`` (docs/server-protocol.md): no token, no seed, no tile."""
+def public_table(row: TableRow | Any, seats: list[SeatRow] | list[Any]) -> dict[str, Any]:
+    """The public ``Table`` (docs/server-protocol.md): no token, no seed, no tile.
+
+    ``row`` and ``seats`` are rows (ORM objects, or result rows of the columns read here).
+    """
     return {
         "id": row.id,
         "status": row.status,
@@ -142,6 +152,12 @@ class Known:
         return Known(key, self.names, self.token_hashes,
                      {**self.table, "status": key[1], "version": key[0], "result": result},
                      self.created_at)
+
+
+def has_game(status: str, version: int) -> bool:
+    """Whether a table at ``status`` and ``version`` has a game to show: not in the lobby,
+    nor closed (or abandoned) before its first move, when it may never have started."""
+    return status != "lobby" and (version > 0 or status not in ("closed", "abandoned"))
 
 
 def row_key(row: Any) -> tuple[int, str, datetime]:
@@ -259,7 +275,7 @@ class Games:
         """The table as read in ``session`` (row and seats in one query, one snapshot),
         with its game caught up to the row's version (None in the lobby); kept."""
         known = Known.read(row, seats)
-        game = self.game(session, row, seats) if row.status != "lobby" else None
+        game = self.game(session, row, seats) if has_game(row.status, row.version) else None
         self._keep(row.id, known, game)
         return known, game
 
@@ -337,10 +353,13 @@ class Games:
         try:
             driver.autocommit = True
             try:
-                driver.execute(STORE_MOVES, {
+                stored = driver.execute(STORE_MOVES, {
                     "table_id": table_id, "at": moment, "version": game.version,
+                    "bot_due": game.bot_to_move(),
                     "moves": Jsonb([{"index": m.version, "seat": m.seat, "kind": m.kind,
                                      "text": m.text, "note": m.note} for m in moves])})
+                if stored.rowcount == 0:
+                    raise _not_in_play(table_id)
             finally:
                 if not driver.broken:
                     driver.autocommit = False
@@ -356,11 +375,13 @@ class Games:
         """The statements of ``store`` on ``conn`` (in a transaction); the row's new key
         and result.
 
-        A finished game's row also gets its status, result and record (docs/record-format.md, with
-        the table's id and date in ``meta``).
+        A finished game's row also gets its status, result and record (docs/record-format.md,
+        with the table's id and date in ``meta``). A table no longer in play (closed or
+        abandoned meanwhile) takes no move: ``StaleError``, nothing stored.
         """
         moment = now()
-        values: dict[str, Any] = {"version": game.version, "updated_at": moment}
+        values: dict[str, Any] = {"version": game.version, "updated_at": moment,
+                                  "bot_due": game.bot_to_move()}
         status, result = "playing", None
         if game.is_over():
             state = game.state
@@ -371,7 +392,10 @@ class Games:
             values.update(status=status, result=result, record=record)
         # the row first, then the moves: the order of the one statement (and of the ORM's
         # flush in a leave), so two writers never wait on each other in turn
-        conn.execute(update(TableRow).where(TableRow.id == table_id).values(values))
+        changed = conn.execute(update(TableRow).where(
+            TableRow.id == table_id, TableRow.status == "playing").values(values))
+        if changed.rowcount == 0:
+            raise _not_in_play(table_id)
         conn.execute(insert(MoveRow), [
             {"table_id": table_id, "index": m.version, "seat": m.seat, "kind": m.kind,
              "text": m.text, "note": m.note, "created_at": moment} for m in moves])

@@ -12,7 +12,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from noreturn.engine import Rules
+
 NAME_LENGTH = 40
+PUBLISHED = Rules()
+"""The published game: a server table may use at most its size in every parameter (a
+server policy, docs/server-protocol.md; the engine itself accepts larger variants)."""
+TableStatus = Literal["lobby", "playing", "finished", "closed", "abandoned"]
+"""A table's stage: ``closed`` by its creator, ``abandoned`` by the idle sweep."""
 
 
 class _Strict(BaseModel):
@@ -33,13 +40,42 @@ class SeatIn(_Strict):
                     "ismcts:time=S / ismcts:iterations=N (default medium)")
 
 
+def _bounded(name: str, low: int, high: int, what: str) -> Any:
+    """An optional strict whole number from ``low`` to ``high`` (``"3"`` is refused: a
+    client that sends a string has a bug worth hearing about)."""
+    return Field(default=None, ge=low, le=high, strict=True,
+                 description=f"{what}: {low} to {high} (published game: "
+                             f"{getattr(PUBLISHED, name)}); left out: the published value")
+
+
+class RulesIn(_Strict):
+    """A new table's size parameters (RULES.md), each at most the published game's.
+
+    The bound keeps every server table's moves as cheap as the published game's: larger
+    variants (tens of thousands of tiles, thousands of legal actions a turn) are for
+    research with the engine, not for a shared server.
+    """
+
+    colors: int | None = _bounded("colors", 1, PUBLISHED.colors, "colours")
+    max_value: int | None = _bounded("max_value", 1, PUBLISHED.max_value, "highest value")
+    copies: int | None = _bounded("copies", 1, PUBLISHED.copies, "copies of each tile")
+    hand_size: int | None = _bounded("hand_size", 1, PUBLISHED.hand_size, "hand size")
+    exchange_limit: int | None = _bounded("exchange_limit", 1, PUBLISHED.exchange_limit,
+                                          "tiles one exchange may remove")
+    players: int | None = Field(default=None, ge=2, le=4, strict=True,
+                                description="the number of seats, if given")
+
+    def given(self) -> dict[str, int]:
+        """The parameters the client gave (the engine fills in the rest)."""
+        return self.model_dump(exclude_none=True)
+
+
 class CreateTable(_Strict):
     """``POST /api/tables``: 2-4 seats and optional size parameters (docs/rules.md)."""
 
     seats: list[SeatIn] = Field(min_length=2, max_length=4)
-    rules: dict[str, int] | None = Field(
-        default=None, description="colors, max_value, copies, hand_size, exchange_limit; "
-                                  "players is the number of seats")
+    rules: RulesIn | None = Field(
+        default=None, description="the size parameters; players is the number of seats")
 
 
 class TokenBody(_Strict):
@@ -75,7 +111,7 @@ class Table(BaseModel):
     """A table's public description: the lobby shows these."""
 
     id: str
-    status: Literal["lobby", "playing", "finished"]
+    status: TableStatus
     created_at: datetime
     rules: dict[str, int]
     seats: list[SeatOut]
@@ -96,6 +132,8 @@ class Created(BaseModel):
     """The answer to creating a table."""
 
     table: Table
+    creator_token: str = Field(description="closes the table (POST /api/tables/{id}/close); "
+                                           "shown this once, only its hash is stored")
     seat_links: list[SeatLink]
     spectator_link: str
 

@@ -50,9 +50,11 @@ from noreturn.server.games import (
     Known,
     Move,
     StaleError,
+    has_game,
     public_table,
     row_key,
 )
+from noreturn.server.lobby import newest_tables
 from noreturn.server.replay import public_replay
 from noreturn.server.schemas import NAME_LENGTH, CreateTable
 from noreturn.table import BOT_NAMES, BotMove, LocalTable
@@ -63,7 +65,9 @@ TAKEOVER_LEVEL = "medium"
 """The bot that plays on for a person who leaves during the game."""
 BOT_LEVELS = ("easy", "medium", "hard", "expert", "random", "greedy", "heuristic", "ismcts")
 """Bot specs a table may seat. Never ``external:``: that would run a command on the server."""
-MAX_BOT_SECONDS = 5.0
+MAX_BOT_SECONDS = 3.0
+"""The longest an ISMCTS bot may think per move here: the ``expert`` level's time. Bot
+decisions queue for a few threads (``app.THINKERS``), so this bounds a table's turn."""
 MAX_BOT_ITERATIONS = 20_000
 FAST_RUN = 32
 """At most this many fast bot moves in one write (``bot_turn(run_on=True)``, ``act(...,
@@ -71,8 +75,14 @@ bots_after=True)``): a bots-only game must not hold its table's lock for long.""
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 """The tables behind the rows, for plain (Core) statements."""
-SET_TABLE = update(TABLES).where(TABLES.c.id == bindparam("the_id")).values(
-    status=bindparam("new_status"), updated_at=bindparam("at"))
+SET_TABLE = update(TABLES).where(
+    TABLES.c.id == bindparam("the_id"), TABLES.c.status == bindparam("old_status")).values(
+    status=bindparam("new_status"), updated_at=bindparam("at"),
+    bot_due=TABLES.c.bot_due | bindparam("due"))
+"""A join's or a start's write of the table's row, if its status is still the one read
+(a table closed meanwhile by another process stays closed). The bot flag is only ever
+raised here (a start with a bot to move): a join in play never writes back a flag read
+before another process's move."""
 SET_SEAT = update(SEATS).where(
     SEATS.c.table_id == bindparam("the_id"), SEATS.c.seat == bindparam("the_seat")).values(
     name=bindparam("new_name"), joined=bindparam("new_joined"))
@@ -120,6 +130,17 @@ class ConflictError(ServiceError):
 
     status = 409
     code = "conflict"
+
+
+OVER = frozenset({"finished", "closed", "abandoned"})
+"""The statuses of a table whose game will not go on."""
+
+
+def over_message(status: str) -> str:
+    """Why a table takes no more play, for an error message."""
+    if status == "finished":
+        return "the game is over: see its replay or download the record"
+    return f"the table is {status}: nothing more is played at it"
 
 
 class Welcome(NamedTuple):
@@ -262,12 +283,21 @@ class TableService:
         return found
 
     @staticmethod
-    def _write_seat(session: Session, row: TableRow, seat: SeatRow) -> None:
-        """Store the table's status and time and the seat's name and joined flag as they
-        are in memory. The table's row first, as every writer of a table does, so two
-        writers never wait on each other in turn."""
+    def _write_seat(session: Session, row: TableRow, seat: SeatRow, was: str) -> None:
+        """Store the table's status, time and bot flag and the seat's name and joined flag
+        as they are in memory, if the table's status is still ``was``. The table's row
+        first, as every writer of a table does, so two writers never wait on each other
+        in turn.
+
+        Raises:
+            ConflictError: the table was closed (or abandoned) meanwhile.
+        """
         write = session.connection().execute
-        write(SET_TABLE, {"the_id": row.id, "new_status": row.status, "at": row.updated_at})
+        changed = write(SET_TABLE, {"the_id": row.id, "old_status": was,
+                                    "new_status": row.status, "at": row.updated_at,
+                                    "due": row.bot_due})
+        if changed.rowcount == 0:
+            raise ConflictError("the table was closed meanwhile: nothing changed", "closed")
         write(SET_SEAT, {"the_id": row.id, "the_seat": seat.seat, "new_name": seat.name,
                          "new_joined": seat.joined})
 
@@ -337,7 +367,7 @@ class TableService:
             BadRequestError: bad rules, names or bot levels.
         """
         count = len(body.seats)
-        rules_in = dict(body.rules or {})
+        rules_in = body.rules.given() if body.rules else {}
         if rules_in.get("players", count) != count:
             raise BadRequestError(f"rules: players is {rules_in['players']} but there are "
                              f"{count} seats: leave players out, the seats count")
@@ -364,11 +394,13 @@ class TableService:
         table_id = secrets.token_urlsafe(9)
         tokens = {i: secrets.token_urlsafe(24) for i, s in enumerate(body.seats)
                   if s.kind == "human"}
+        creator_token = secrets.token_urlsafe(24)
         moment = now()
         table_values: dict[str, Any] = {
             "id": table_id, "created_at": moment, "updated_at": moment,
             "status": "lobby" if tokens else "playing", "rules": rules.to_dict(),
-            "seed": secrets.token_hex(16), "version": 0, "result": None, "record": None}
+            "seed": secrets.token_hex(16), "version": 0, "result": None, "record": None,
+            "creator_hash": hash_token(creator_token), "bot_due": not tokens}
         seat_values: list[dict[str, Any]] = [
             {"table_id": table_id, "seat": i, "kind": s.kind, "name": names[i],
              "level": levels[i], "token_hash": hash_token(tokens[i]) if i in tokens else None,
@@ -384,6 +416,7 @@ class TableService:
             table = public_table(row, seat_rows)
         return {
             "table": table,
+            "creator_token": creator_token,
             "seat_links": [{"seat": i, "name": names[i], "token": token,
                             "link": f"/play/{table_id}#token={token}"}
                            for i, token in tokens.items()],
@@ -391,19 +424,10 @@ class TableService:
         }
 
     def list_tables(self, limit: int = 50, status: str | None = None) -> list[dict[str, Any]]:
-        """The lobby: the newest tables first, public data only."""
-        with self.sessions() as session:
-            query = select(TableRow).order_by(TableRow.created_at.desc(), TableRow.id)
-            if status:
-                query = query.where(TableRow.status == status)
-            rows = list(session.scalars(query.limit(limit)))
-            seats: dict[str, list[SeatRow]] = {row.id: [] for row in rows}
-            if rows:
-                found = session.scalars(select(SeatRow).where(SeatRow.table_id.in_(seats))
-                                        .order_by(SeatRow.seat))
-                for seat in found:
-                    seats[seat.table_id].append(seat)
-            return [public_table(row, seats[row.id]) for row in rows]
+        """The lobby: the newest tables first, public data only (``lobby.newest_tables``:
+        one indexed query, no game built, no record read)."""
+        with self.games.autocommit.connect() as conn:
+            return newest_tables(conn, limit, status)
 
     def get(self, table_id: str) -> dict[str, Any]:
         """One table's public description."""
@@ -435,8 +459,9 @@ class TableService:
         """Mark the token's seat as joined; in the lobby its name may change."""
         with self._transaction(table_id) as session:
             row, seats, seat = self._detached_holder(session, table_id, token)
-            if row.status == "finished":
-                raise ConflictError("the game is over: see its replay or download the record")
+            if row.status in OVER:
+                raise ConflictError(over_message(row.status), "over")
+            was = row.status
             if name is not None:
                 new = clean_name(name, seat.name)
                 if new != seat.name and row.status != "lobby":
@@ -446,7 +471,7 @@ class TableService:
                 seat.name = new
             seat.joined = True
             row.updated_at = now()
-            self._write_seat(session, row, seat)
+            self._write_seat(session, row, seat, was)
             self.games.load(session, row, seats)  # kept as it will be stored (see start)
             return public_table(row, seats)
 
@@ -458,9 +483,10 @@ class TableService:
         """
         with self._transaction(table_id) as session:
             row, seats, seat = self._detached_holder(session, table_id, token)
+            if row.status in OVER:
+                raise ConflictError(over_message(row.status), "over")
             if row.status != "lobby":
-                done = "ended" if row.status == "finished" else "started"
-                raise ConflictError(f"the game has {done} already")
+                raise ConflictError("the game has started already")
             missing = [s.name for s in seats
                        if s.kind == "human" and not s.joined and s.seat != seat.seat]
             if missing:
@@ -469,11 +495,12 @@ class TableService:
             seat.joined = True
             row.status = "playing"
             row.updated_at = now()
-            self._write_seat(session, row, seat)
             # kept as it will be stored (its game dealt), so the bots' first look and the
             # people's welcomes read one row, not the table and its seats; should the
-            # commit fail, the transaction forgets it
-            self.games.load(session, row, seats)
+            # write or the commit fail, the transaction forgets it
+            _known, game = self.games.load(session, row, seats)
+            row.bot_due = game is not None and game.bot_to_move()
+            self._write_seat(session, row, seat, "lobby")
             return public_table(row, seats)
 
     def leave(self, table_id: str, token: str | None) -> dict[str, Any]:
@@ -483,8 +510,8 @@ class TableService:
         """
         with self._transaction(table_id) as session:
             row, seats, seat = self._holder(session, table_id, token)
-            if row.status == "finished":
-                raise ConflictError("the game is over: there is nothing to leave")
+            if row.status in OVER:
+                raise ConflictError(over_message(row.status), "over")
             if row.status == "playing":
                 game = self.games.game(session, row, seats)
                 before = game.version
@@ -493,6 +520,7 @@ class TableService:
                                     kind="leave", text=TAKEOVER_LEVEL, note="",
                                     created_at=now()))
                 row.version = game.version
+                row.bot_due = game.bot_to_move()
                 seat.replaced_by = TAKEOVER_LEVEL
                 seat.token_hash = None
             seat.joined = False
@@ -573,7 +601,8 @@ class TableService:
         table's lock."""
         known, game = self.games.known(table_id)
         if known is not None and known.key == key and (
-                known.status == "lobby" or (game is not None and game.version == known.version)):
+                not has_game(known.status, known.version)
+                or (game is not None and game.version == known.version)):
             return known, game
         return self._read(table_id)
 
@@ -643,6 +672,8 @@ class TableService:
         """
         if seat is None:
             raise ConflictError("spectators watch: open your seat link to play", "spectator")
+        if known.status in OVER and known.status != "finished":
+            raise ConflictError(over_message(known.status), "closed")
         if known.status == "lobby" or game is None:
             raise ConflictError("the game has not started yet: wait for the start", "not_started")
         if known.status == "finished":
@@ -719,7 +750,7 @@ class TableService:
                 game = self._checked_game(table_id, seat)
                 action = parse_action(text)
             except (ConflictError, NoReturnError) as exc:
-                if getattr(exc, "code", None) in ("spectator", "not_started", "over"):
+                if getattr(exc, "code", None) in ("spectator", "not_started", "over", "closed"):
                     raise
                 return False, getattr(exc, "message", str(exc))
             problem = game.why_not(action)
@@ -817,19 +848,17 @@ class TableService:
             return game.version
 
     def stalled_games(self, idle_seconds: float) -> list[str]:
-        """Games in progress, unchanged for ``idle_seconds``, whose bot is to move.
+        """Games in progress, unchanged for ``idle_seconds``, whose bot may be to move.
 
-        One indexed query for the idle games; each is then looked at once per version: a
-        game found waiting on a person is remembered with its version and skipped until it
-        changes, so idle tables cost nothing but their row in the query.
+        One indexed query on the rows' bot flag (kept with every stored move): idle
+        tables waiting on a person cost nothing. A flagged game is looked at once per
+        version: one whose bot is not to move after all (a row from before the flag
+        existed) has its flag lowered, and is remembered with its version until then.
         """
         cutoff = now() - timedelta(seconds=idle_seconds)
-        with self.sessions() as session:
-            rows = session.execute(select(TableRow.id, TableRow.version).where(
-                TableRow.status == "playing", TableRow.updated_at < cutoff)).all()
         waiting: list[str] = []
         checked: dict[str, int] = {}
-        for table_id, version in rows:
+        for table_id, version in self._bot_due_rows(TABLES.c.updated_at < cutoff):
             if self._not_waiting.get(table_id) == version:
                 checked[table_id] = version
                 continue
@@ -841,16 +870,30 @@ class TableService:
                     waiting.append(table_id)
                 else:
                     checked[table_id] = known.version
+                    self._lower_flag(table_id, known.version)
             except (ServiceError, NoReturnError):  # gone, or broken: the runner says why
                 checked[table_id] = version
         self._not_waiting = checked
         return waiting
 
+    def _lower_flag(self, table_id: str, version: int) -> None:
+        """No bot is to move at ``table_id`` at ``version``: lower its flag (unless it
+        moved meanwhile), so no later look builds its game."""
+        with self.games.autocommit.connect() as conn:
+            conn.execute(update(TABLES).where(
+                TABLES.c.id == table_id, TABLES.c.version == version).values(bot_due=False))
+
     def playing_tables(self) -> list[str]:
-        """The ids of every game in progress (to let their bots move after a restart)."""
-        with self.sessions() as session:
-            return list(session.scalars(select(TableRow.id).where(
-                TableRow.status == "playing")))
+        """The games in progress whose bot may be to move (to let their bots move after a
+        restart): one indexed query, no game built."""
+        return [table_id for table_id, _version in self._bot_due_rows()]
+
+    def _bot_due_rows(self, *also: Any) -> list[tuple[str, int]]:
+        """(id, version) of the games in progress whose bot flag is raised."""
+        query = select(TABLES.c.id, TABLES.c.version).where(
+            TABLES.c.status == "playing", TABLES.c.bot_due.is_(True), *also)
+        with self.games.autocommit.connect() as conn:
+            return [(str(i), int(v)) for i, v in conn.execute(query)]
 
 
 __all__ = [

@@ -148,14 +148,17 @@ function rulesSummary(rules) {
   return diff.length ? diff.map(([k]) => `${k.replace("_", " ")} ${rules[k]}`).join(", ") : "";
 }
 
+// Tables whose game will not go on: finished, closed by their creator, or abandoned (idle).
+const OVER = new Set(["finished", "closed", "abandoned"]);
+
 function tableItem(t, mine) {
   const id = encodeURIComponent(t.id);
-  const actions = [h("a", { class: "button", href: `/watch/${id}` }, t.status === "finished" ? "Final table" : "Watch")];
+  const actions = [h("a", { class: "button", href: `/watch/${id}` }, OVER.has(t.status) ? "Final table" : "Watch")];
   if (t.status === "finished") {
     actions.push(h("a", { class: "button", href: `/replay/${id}` }, "Replay"));
     actions.push(h("a", { class: "button", href: `/api/tables/${id}/record`, download: `noreturn-${t.id}.json` }, "Record"));
   }
-  if (mine && t.status !== "finished") {
+  if (mine && !OVER.has(t.status)) {
     for (const l of mine.links) actions.push(h("a", { class: "button primary", href: l.link }, `Play as ${l.name}`));
   }
   const result = t.result ? ` · scores ${t.result.scores.join(" / ")}` : "";
@@ -200,7 +203,7 @@ function renderMine() {
       h("ul", { class: "links" }, ...m.links.map((l) => linkLine(`Seat ${l.seat + 1} · ${l.name}`, l.link, false)),
         linkLine("Spectators", m.spectator_link, false))),
     h("div", { class: "inline wrap" },
-      ...(status.get(m.id) === "finished" ? [] : m.links.map((l) => h("a", { class: "button primary", href: l.link }, `Play as ${l.name}`))),
+      ...(OVER.has(status.get(m.id)) ? [] : m.links.map((l) => h("a", { class: "button primary", href: l.link }, `Play as ${l.name}`))),
       h("button", { type: "button", onclick: () => { forgetTable(m.id); renderMine(); } }, "Forget")))));
 }
 

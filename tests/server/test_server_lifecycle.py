@@ -1,0 +1,210 @@
+"""The end of tables that are not finished games: closed by their creator, abandoned by
+the idle sweep; and a lobby that stays one cheap query however many tables there are."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import event, select, update
+from srvkit import connect, create, start
+
+from noreturn.server import create_app
+from noreturn.server.db import MoveRow, TableRow, make_engine, migrate, now
+from noreturn.server.lifecycle import abandon_idle, close_table
+from noreturn.server.schemas import CreateTable, SeatIn
+from noreturn.server.service import ConflictError, TableService, hash_token
+
+SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
+PERSON_AND_BOT = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "medium"}]
+
+
+@pytest.fixture
+def client(db_url: str) -> Any:
+    with TestClient(create_app(db_url)) as client:
+        yield client
+
+
+def created(client: TestClient, seats: list[dict[str, Any]]) -> dict[str, Any]:
+    answer = client.post("/api/tables", json={"seats": seats, "rules": SMALL})
+    assert answer.status_code == 201, answer.text
+    return answer.json()  # type: ignore[no-any-return]
+
+
+def close(client: TestClient, table_id: str, token: str | None) -> Any:
+    return client.post(f"/api/tables/{table_id}/close", json={"token": token})
+
+
+def test_the_creator_token_is_shown_once_and_only_its_hash_is_stored(
+        client: TestClient) -> None:
+    data = created(client, PERSON_AND_BOT)
+    token = data["creator_token"]
+    assert len(token) >= 32 and token not in {link["token"] for link in data["seat_links"]}
+    service = client.app.state.service  # type: ignore[attr-defined]
+    with service.sessions() as session:
+        row = session.get(TableRow, data["table"]["id"])
+    assert row.creator_hash == hashlib.sha256(token.encode()).hexdigest()
+    assert token not in str(client.get(f"/api/tables/{row.id}").json())
+
+
+def test_the_creator_closes_a_game_its_sockets_hear_it_and_nothing_more_is_played(
+        client: TestClient) -> None:
+    data = created(client, PERSON_AND_BOT)
+    table_id, seat_token = data["table"]["id"], data["seat_links"][0]["token"]
+    start(client, table_id, {0: seat_token})
+    with connect(client, table_id, 0, seat_token) as ada, \
+            connect(client, table_id, None, None) as watcher:
+        mine = ada.next_state(lambda s: 0 in [s["view"]["to_move"]] and bool(s["legal"])) \
+            if not ada.state["legal"] else ada.state
+        for wrong in (None, "nope", seat_token):
+            assert close(client, table_id, wrong).status_code == 403
+        answer = close(client, table_id, data["creator_token"])
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["status"] == "closed"
+        assert ada.next_state(lambda s: s["status"] == "closed")["version"] == mine["version"]
+        assert watcher.next_state(lambda s: s["status"] == "closed")["legal"] == []
+        refused = ada.answer({"type": "action", "action": mine["legal"][0],
+                              "version": mine["version"]})
+        assert refused["type"] == "error" and refused["code"] == "closed", refused
+    for route in ("join", "start", "leave"):
+        answer = client.post(f"/api/tables/{table_id}/{route}", json={"token": seat_token})
+        assert answer.status_code == 409 and "closed" in answer.json()["detail"], route
+    assert close(client, table_id, data["creator_token"]).status_code == 409
+    listed = client.get("/api/tables", params={"status": "closed"}).json()
+    assert [t["id"] for t in listed] == [table_id]
+    assert close(client, "nope", data["creator_token"]).status_code == 404
+
+
+def test_a_table_of_bots_only_is_closed_and_its_bots_stop(db_url: str) -> None:
+    with TestClient(create_app(db_url, bot_delay=0.05)) as client:
+        data = created(client, [{"kind": "bot", "level": "random"}] * 2)
+        table_id = data["table"]["id"]
+        time.sleep(0.3)
+        assert close(client, table_id, data["creator_token"]).status_code == 200
+        version = client.get(f"/api/tables/{table_id}").json()["version"]
+        assert version > 0  # the bots had played (moves are kept)
+        time.sleep(0.4)
+        table = client.get(f"/api/tables/{table_id}").json()
+        assert (table["status"], table["version"]) == ("closed", version)
+        assert not client.app.state.bots.busy()  # type: ignore[attr-defined]
+
+
+def test_a_copy_held_by_another_process_cannot_move_a_closed_table(db_url: str) -> None:
+    """The close is one guarded write; the move's write is guarded the same way, so a
+    process whose copy still says "playing" stores nothing after the close."""
+    engine = make_engine(db_url)
+    migrate(engine)
+    one, two = TableService(engine), TableService(engine)
+    made = one.create(CreateTable(seats=[SeatIn(kind="human"), SeatIn(kind="human")],
+                                  rules=SMALL))  # type: ignore[arg-type]
+    table_id = made["table"]["id"]
+    tokens = {link["seat"]: link["token"] for link in made["seat_links"]}
+    one.join(table_id, tokens[1], None)
+    one.start(table_id, tokens[0])
+    seat = one.state_message(table_id, None)["view"]["to_move"]
+    state = one.state_message(table_id, seat, hash_token(tokens[seat]))
+    close_table(two, table_id, made["creator_token"])
+    with pytest.raises(ConflictError) as refused:
+        one.act(table_id, seat, state["legal"][0], state["version"])
+    assert refused.value.code == "stale"
+    with pytest.raises(ConflictError) as again:
+        one.act(table_id, seat, state["legal"][0], state["version"])
+    assert again.value.code == "closed"
+    with one.sessions() as session:
+        assert session.scalars(select(MoveRow).where(MoveRow.table_id == table_id)).all() == []
+    engine.dispose()
+
+
+def test_the_sweep_abandons_exactly_the_idle_tables(db_url: str) -> None:
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    people = [SeatIn(kind="human"), SeatIn(kind="human")]
+    ids: dict[str, str] = {}
+    for name, seats in (("old lobby", people), ("new lobby", people),
+                        ("old game", [SeatIn(kind="bot")] * 2),
+                        ("new game", [SeatIn(kind="bot")] * 2),
+                        ("lobby for a day", people)):
+        ids[name] = service.create(CreateTable(seats=seats, rules=SMALL))[  # type: ignore[arg-type]
+            "table"]["id"]
+    while service.bot_step(ids["old game"]) and service.get(ids["old game"])["version"] < 5:
+        pass
+    ages = {"old lobby": timedelta(hours=2), "old game": timedelta(hours=5),
+            "new game": timedelta(hours=3), "lobby for a day": timedelta(minutes=59)}
+    with engine.begin() as conn:
+        for name, age in ages.items():
+            conn.execute(update(TableRow).where(TableRow.id == ids[name]).values(
+                updated_at=now() - age))
+    abandoned = abandon_idle(service, lobby_seconds=3600, idle_seconds=4 * 3600)
+    assert sorted(abandoned) == sorted([ids["old lobby"], ids["old game"]])
+    status = {name: service.get(table_id)["status"] for name, table_id in ids.items()}
+    assert status == {"old lobby": "abandoned", "new lobby": "lobby", "old game": "abandoned",
+                      "new game": "playing", "lobby for a day": "lobby"}
+    assert service.get(ids["old game"])["version"] >= 5  # its moves are kept
+    assert not service.bot_step(ids["old game"])  # and no bot moves there again
+    assert abandon_idle(service, 3600, 4 * 3600) == []
+    engine.dispose()
+
+
+def test_the_server_sweeps_idle_tables_and_tells_their_sockets(db_url: str) -> None:
+    app = create_app(db_url, lobby_after=0.3, idle_after=3600, sweep_every=0.1)
+    with TestClient(app) as client:
+        table_id, tokens = create(client, PERSON_AND_BOT, SMALL)
+        with connect(client, table_id, 0, tokens[0]) as ada:
+            assert ada.next_state(lambda s: s["status"] == "abandoned")["version"] == 0
+        assert client.get(f"/api/tables/{table_id}").json()["status"] == "abandoned"
+
+
+def insert_tables(engine: Any, count: int) -> None:
+    """``count`` tables made by direct inserts (fast): a third in the lobby, a third in
+    play (a person to move), a third finished with a record; two seats each."""
+    moment = now()
+    record = {"version": 1, "events": [{"type": "pass", "seat": 0}] * 200}
+    tables, seats = [], []
+    for i in range(count):
+        status = ("lobby", "playing", "finished")[i % 3]
+        tables.append({"id": f"t{i:06d}", "created_at": moment - timedelta(seconds=i),
+                       "updated_at": moment, "status": status, "rules": {"players": 2},
+                       "seed": "s" * 32, "version": 0 if status == "lobby" else 7,
+                       "result": None, "record": record if status == "finished" else None,
+                       "creator_hash": None, "bot_due": False})
+        seats += [{"table_id": f"t{i:06d}", "seat": s, "kind": "human", "name": f"P{s}",
+                   "level": None, "token_hash": None, "joined": True, "replaced_by": None}
+                  for s in (0, 1)]
+    with engine.begin() as conn:
+        conn.execute(TableRow.__table__.insert(), tables)
+        conn.execute(TableRow.metadata.tables["table_seats"].insert(), seats)
+
+
+def test_the_lobby_of_thousands_of_tables_is_one_query_and_builds_no_game(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[str] = []
+    monkeypatch.setattr("noreturn.server.games.LocalTable",
+                        lambda *args, **kwargs: built.append("game") or 1 / 0)
+    engine = make_engine(db_url)
+    migrate(engine)
+    insert_tables(engine, 6000)
+    engine.dispose()
+    app = create_app(db_url)
+    statements: list[str] = []
+    with TestClient(app) as client:
+        service = client.app.state.service  # type: ignore[attr-defined]
+        event.listen(service.engine, "before_cursor_execute",
+                     lambda *args: statements.append(args[2]))
+        began = time.perf_counter()
+        lobby = client.get("/api/tables", params={"limit": 200})
+        playing = client.get("/api/tables", params={"status": "playing", "limit": 200})
+        took = time.perf_counter() - began
+        time.sleep(0.2)  # the bots' startup look, if any, would build games now
+    assert lobby.status_code == playing.status_code == 200
+    assert [t["id"] for t in lobby.json()] == [f"t{i:06d}" for i in range(200)]
+    assert [t["id"] for t in playing.json()][:2] == ["t000001", "t000004"]
+    assert all(len(t["seats"]) == 2 for t in lobby.json())
+    assert len(statements) == 2, statements  # one query per list, seats joined
+    assert not any("record" in s.split("FROM")[0] for s in statements)
+    assert built == [], "the lobby (or the bots' startup) built a game"
+    assert took < 1.0, f"two lobby lists of 200 among 6,000 tables took {took:.2f} s"

@@ -49,7 +49,8 @@ def _bounded(name: str, low: int, high: int, what: str) -> Any:
 
 
 class RulesIn(_Strict):
-    """A new table's size parameters (RULES.md), each at most the published game's.
+    """A new table's size parameters (docs/rules.md, "Size parameters"), each at most the
+    published game's.
 
     The bound keeps every server table's moves as cheap as the published game's: larger
     variants (tens of thousands of tiles, thousands of legal actions a turn) are for

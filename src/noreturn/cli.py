@@ -191,6 +191,14 @@ def serve(
                        "abandoned")] = 24.0,
     idle_hours: Annotated[float, typer.Option(
         min=0.01, help="hours a game may go without a move before it is abandoned")] = 168.0,
+    seat_limit: Annotated[int, typer.Option(
+        min=0, help="joins, starts and leaves one address may make per minute, together "
+                    "(0: no limit)")] = 900,
+    socket_limit: Annotated[int, typer.Option(
+        min=0, help="WebSockets one address may hold open (0: no limit)")] = 64,
+    failed_hello_limit: Annotated[int, typer.Option(
+        min=0, help="refused WebSocket hellos (wrong token, no such table) one address may "
+                    "make per minute (0: no limit)")] = 30,
 ) -> None:
     """Online tables: lobby, seat links, play in the browser, records and replays."""
     try:
@@ -209,7 +217,10 @@ def serve(
         server_app = create_app(url, bot_delay=bot_delay, redis_url=redis,
                                 takeover_after=takeover_after,
                                 create_limit_per_minute=create_limit or None,
-                                lobby_after=lobby_hours * 3600, idle_after=idle_hours * 3600)
+                                lobby_after=lobby_hours * 3600, idle_after=idle_hours * 3600,
+                                seat_limit_per_minute=seat_limit or None,
+                                sockets_per_address=socket_limit or None,
+                                failed_hellos_per_minute=failed_hello_limit or None)
     except BroadcastError as exc:
         raise typer.BadParameter(str(exc), param_hint="--redis") from exc
     except ValueError as exc:

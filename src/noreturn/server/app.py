@@ -30,8 +30,6 @@ import orjson
 from fastapi import APIRouter, FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.datastructures import MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from noreturn import __version__
 from noreturn.server.broadcast import (
@@ -54,10 +52,13 @@ from noreturn.server.limits import (
     CLOSE_FLOODING,
     CREATE_LIMIT,
     CREATE_LIMITED,
-    CreateLimiter,
+    SEAT_LIMIT,
+    SEAT_LIMITED,
+    AddressLimiter,
     MessageLimiter,
     MessageLimits,
     Verdict,
+    check_depth,
     check_size,
 )
 from noreturn.server.schemas import (
@@ -72,10 +73,17 @@ from noreturn.server.schemas import (
 )
 from noreturn.server.service import (
     BadRequestError,
+    ConflictError,
     ForbiddenError,
     NotFoundError,
     ServiceError,
     TableService,
+)
+from noreturn.server.wsguard import (
+    CLOSE_TRY_LATER,
+    SocketGuard,
+    frame_text,
+    quiet_invalid_utf8,
 )
 
 STATIC = Path(__file__).with_name("static")
@@ -104,6 +112,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorOut, "description": "no such table"},
     409: {"model": ErrorOut, "description": "not now (wrong stage of the table)"},
 }
+SEAT_ANSWERS: dict[int | str, dict[str, Any]] = {
+    **{k: ERRORS[k] for k in (400, 403, 404, 409)}, **SEAT_LIMITED}
+"""The documented answers of join, start and leave."""
 
 
 WORKERS = DB_POOL_SIZE
@@ -333,9 +344,11 @@ def parse_message(text: str) -> dict[str, Any]:
 
     Raises:
         BadRequestError: not JSON, not an object or without a string ``type``;
-            ``TooLargeError`` (code ``too_large``) over MAX_MESSAGE characters.
+            ``TooLargeError`` (code ``too_large``) over MAX_MESSAGE characters; nested
+            deeper than MAX_DEPTH (checked before parsing: a parser recurses per level).
     """
     check_size(text)
+    check_depth(text)
     try:
         data = json.loads(text)
     except ValueError as exc:
@@ -365,39 +378,60 @@ class PlayChannel:
     """The WebSocket ``/ws/tables/{id}``: hello, then states out and messages in."""
 
     def __init__(self, service: TableService, hub: Broadcaster, bots: BotRunner,
-                 limits: MessageLimits | None = None) -> None:
-        """``limits``: the per-connection message limits (None: none, for tests)."""
+                 limits: MessageLimits | None = None, guard: SocketGuard | None = None,
+                 ) -> None:
+        """``limits``: the per-connection message limits (None: none, for tests);
+        ``guard``: the per-address socket limits (None: none)."""
         self.service = service
         self.hub = hub
         self.bots = bots
         self.limits = limits
+        self.guard = guard or SocketGuard()
 
     async def __call__(self, ws: WebSocket, table_id: str) -> None:
-        """Serve one connection until the client goes away."""
+        """Serve one connection until the client goes away (or refuse it: wsguard.py)."""
         await ws.accept()
         conn = Connection(ws, table_id)
+        client = ws.client.host if ws.client else "unknown"
         try:
-            said, token = await self.hello(conn)
-            if not said:
+            refusal = self.guard.admit(client)
+            if refusal is not None:
+                await conn.error(refusal.code, refusal.message)
+                await ws.close(CLOSE_TRY_LATER, refusal.reason)
                 return
-            async with self.hub.subscribe(table_id) as sub:
-                # read after subscribing: a change from now on comes as a notice
-                if not await self.welcome(conn, token):
-                    return
-                async with anyio.create_task_group() as group:
-                    group.start_soon(self.pusher, conn, sub.wait, group.cancel_scope)
-                    await self.reader(conn)
-                    group.cancel_scope.cancel()
+            try:
+                if not await self.serve(conn):
+                    self.guard.failed(client)
+            finally:
+                self.guard.release(client)
         except WebSocketDisconnect:
             pass
+
+    async def serve(self, conn: Connection) -> bool:
+        """Hello, welcome, then play until the client goes away; False: the hello failed
+        (malformed, late, a wrong token or no such table)."""
+        said, token = await self.hello(conn)
+        if not said:
+            return False
+        async with self.hub.subscribe(conn.table_id) as sub:
+            # read after subscribing: a change from now on comes as a notice
+            if not await self.welcome(conn, token):
+                return False
+            async with anyio.create_task_group() as group:
+                group.start_soon(self.pusher, conn, sub.wait, group.cancel_scope)
+                await self.reader(conn)
+                group.cancel_scope.cancel()
+        return True
 
     @staticmethod
     async def hello(conn: Connection) -> tuple[bool, str | None]:
         """Read the hello: whether it is one (False: refused and closed), and its token
         (None: a spectator). The token is checked by the welcome."""
         try:
-            text = await asyncio.wait_for(conn.ws.receive_text(), HELLO_SECONDS)
-            data = parse_message(text)
+            frame = await asyncio.wait_for(conn.ws.receive(), HELLO_SECONDS)
+            if frame["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(frame.get("code", 1000))
+            data = parse_message(frame_text(frame))
             if data["type"] != "hello":
                 raise BadRequestError('say hello first: {"type": "hello", "token": "..."} '
                                       'for a seat, {"type": "hello"} to watch')
@@ -457,9 +491,11 @@ class PlayChannel:
         limiter = MessageLimiter(self.limits) if self.limits else None
         while True:
             try:
-                text = await conn.ws.receive_text()
-            except (WebSocketDisconnect, RuntimeError, KeyError):
-                return  # closed (KeyError: a binary frame has no "text")
+                message = await conn.ws.receive()
+            except RuntimeError:
+                return  # closed
+            if message["type"] == "websocket.disconnect":
+                return
             if limiter is not None:
                 verdict = limiter.admit()
                 if verdict is Verdict.CLOSE:
@@ -472,7 +508,7 @@ class PlayChannel:
                         await conn.error("rate_limited", limiter.warning())
                     continue
             try:
-                await self.answer(conn, parse_message(text))
+                await self.answer(conn, parse_message(frame_text(message)))
             except ServiceError as exc:
                 await conn.error(exc.code, exc.message)
                 if isinstance(exc, ForbiddenError):
@@ -488,6 +524,9 @@ class PlayChannel:
         kind, table_id = data["type"], conn.table_id
         if kind == "ping":
             await conn.send({"type": "pong"})
+        elif kind in ("check", "hint") and conn.seat is None:  # refused without a lookup
+            raise ConflictError("spectators can't check actions or ask for hints: open your "
+                                "seat link to play", "spectator")
         elif kind == "action":
             text, version = field(data, "action", str), field(data, "version", int)
             acted = await run(self.service.act, table_id, conn.seat, text, version,
@@ -508,37 +547,6 @@ class PlayChannel:
         else:
             raise BadRequestError(f"unknown message type {kind[:40]!r}: use action, check, "
                                   "hint or ping")
-
-
-class SafeHeaders:
-    """ASGI middleware: every HTTP answer says not to send the page address on
-    (``Referrer-Policy``: a seat link's path names the table) nor to guess content types;
-    API answers are never cached (they hold seat tokens).
-
-    Plain ASGI rather than ``@app.middleware("http")``, whose per-request task and
-    streams cost more than the rest of a small request.
-    """
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        api = str(scope["path"]).startswith("/api/")
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(raw=list(message.get("headers", [])))
-                headers.setdefault("Referrer-Policy", "no-referrer")
-                headers.setdefault("X-Content-Type-Options", "nosniff")
-                if api:
-                    headers.setdefault("Cache-Control", "no-store")
-                message = {**message, "headers": headers.raw}
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
 
 
 @contextmanager
@@ -580,13 +588,18 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
                create_limit_per_minute: int | None = None, redis_url: str | None = None,
                takeover_after: float = TAKEOVER_SECONDS,
                lobby_after: float = LOBBY_HOURS * 3600, idle_after: float = IDLE_HOURS * 3600,
-               sweep_every: float | None = None) -> FastAPI:
+               sweep_every: float | None = None,
+               seat_limit_per_minute: int | None = None, sockets_per_address: int | None = None,
+               failed_hellos_per_minute: int | None = None) -> FastAPI:
     """The server for the database at ``db_url`` (default: SQLite under XDG data).
 
     The schema is migrated to the newest revision now. ``bot_delay`` seconds pass before
     each bot move (so people can follow); ``broadcaster`` defaults to the in-process one.
     ``message_limits`` bound what one WebSocket may send (None: no limit);
-    ``create_limit_per_minute`` bounds the tables one address creates (None: no limit).
+    ``create_limit_per_minute`` bounds the tables one address creates, and
+    ``seat_limit_per_minute`` its joins, starts and leaves together (None: no limit);
+    ``sockets_per_address`` bounds the WebSockets one address holds open, and
+    ``failed_hellos_per_minute`` its refused hellos (None: no limit; wsguard.py).
 
     ``redis_url``: notices go through Redis (``RedisBroadcaster``), so several processes
     can serve one PostgreSQL database (docs/deploy.md). ``takeover_after``: seconds a game
@@ -643,13 +656,18 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         description="Play happens over the WebSocket `/ws/tables/{id}`; see "
                     "docs/server-protocol.md for its messages.",
         lifespan=lifespan,
+        docs_url=None,  # Swagger UI and ReDoc load from an outside CDN: /openapi.json stays
+        redoc_url=None,
     )
     app.state.service = service
     app.state.broadcaster = hub
     app.state.bots = bots
-    app.state.create_limiter = (CreateLimiter(create_limit_per_minute)
+    app.state.create_limiter = (AddressLimiter(create_limit_per_minute)
                                 if create_limit_per_minute else None)
-    harden(app)  # 422 and 405 answers that stay well-formed (hardening.py)
+    app.state.seat_limiter = (AddressLimiter(seat_limit_per_minute)
+                              if seat_limit_per_minute else None)
+    harden(app)  # body cap, safe headers, 422 and 405 answers (hardening.py)
+    quiet_invalid_utf8()
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -657,10 +675,10 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         message = exc.message if isinstance(exc, ServiceError) else "server error"
         return JSONResponse({"detail": message}, status_code=status)
 
-    app.add_middleware(SafeHeaders)
     app.include_router(api_routes(service, hub, bots))
-    app.add_api_websocket_route("/ws/tables/{table_id}", PlayChannel(service, hub, bots,
-                                                                        message_limits))
+    app.add_api_websocket_route("/ws/tables/{table_id}", PlayChannel(
+        service, hub, bots, message_limits,
+        SocketGuard(sockets_per_address, failed_hellos_per_minute)))
     app.include_router(page_routes(static_dir))
     if static_dir.is_dir():
         app.mount("/static", StaticFiles(directory=static_dir), name="static")
@@ -703,7 +721,7 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
         return await run(service.get, table_id)
 
     @router.post("/tables/{table_id}/join", response_model=Table, tags=["seats"],
-                 responses={k: ERRORS[k] for k in (400, 403, 404, 409)})
+                 responses=SEAT_ANSWERS, dependencies=SEAT_LIMIT)
     async def join(table_id: str, body: JoinBody) -> dict[str, Any]:
         """Join the seat the token holds; in the lobby the name may change."""
         table = await run(service.join, table_id, body.token, body.name)
@@ -711,7 +729,7 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
         return table
 
     @router.post("/tables/{table_id}/start", response_model=Table, tags=["seats"],
-                 responses={k: ERRORS[k] for k in (400, 403, 404, 409)})
+                 responses=SEAT_ANSWERS, dependencies=SEAT_LIMIT)
     async def start(table_id: str, body: TokenBody) -> dict[str, Any]:
         """Start the game once every person has joined (409 names who has not)."""
         table = await run(service.start, table_id, body.token)
@@ -719,7 +737,7 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
         return table
 
     @router.post("/tables/{table_id}/leave", response_model=Table, tags=["seats"],
-                 responses={k: ERRORS[k] for k in (400, 403, 404, 409)})
+                 responses=SEAT_ANSWERS, dependencies=SEAT_LIMIT)
     async def leave(table_id: str, body: TokenBody) -> dict[str, Any]:
         """Leave the seat: free again in the lobby; during the game a medium bot takes it."""
         table = await run(service.leave, table_id, body.token)

@@ -1,5 +1,5 @@
-"""Abuse limits: how fast one WebSocket may send, how long a message may be, how often one
-address may create tables (docs/server-protocol.md, "Limits").
+"""Abuse limits: how fast one WebSocket may send, how long and deep a message may be, how
+often one address may create tables or use seats (docs/server-protocol.md, "Limits").
 
 Every limit here is a token bucket: tokens refill at a steady rate up to a capacity (the
 burst), and each message or request takes one. A real player never comes near the numbers
@@ -11,8 +11,10 @@ below; a script that floods does, and then costs the server almost nothing:
 - A connection that keeps sending far faster than that (``flood_factor`` times the rate,
   on average over ``flood_seconds``) is closed with 1008 (policy violation): a client that
   ignores the ``rate_limited`` errors is not worth reading.
-- Table creation (a database write, and a table of bots starts playing at once) is limited
-  per client address, in this process: ``429`` with ``Retry-After``.
+- Table creation (a database write, and a table of bots starts playing at once) and the
+  seat requests (join, start, leave: a write and a state to every socket of the table) are
+  limited per client address, in this process: ``429`` with ``Retry-After``.
+- An HTTP body is at most MAX_BODY bytes and a message at most MAX_DEPTH levels deep.
 
 The buckets are in memory, per process: with several server processes each counts alone,
 which is the point for the per-connection limit and good enough for the per-address one.
@@ -21,11 +23,13 @@ which is the point for the per-connection limit and good enough for the per-addr
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum
+from itertools import accumulate
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.params import Depends as DependsParam
@@ -41,6 +45,15 @@ WS_MAX_SIZE = 1 << 16
 closes the connection with 1009 before the app sees the message. A message longer than
 MAX_MESSAGE characters but within this gets ``too_large``; MAX_MESSAGE characters take at
 most 16 KiB in UTF-8, so every message the server would read fits."""
+MAX_BODY = 8192
+"""The longest HTTP request body read, in bytes: a table of four seats with the longest
+names and levels, every character escaped, is some 3 KiB. Longer bodies get ``413``,
+without being read (a ``Content-Length`` over it) or as soon as they pass it (a chunked
+body): nothing proportional to a hostile body is ever done."""
+MAX_DEPTH = 32
+"""The deepest nesting of arrays and objects read in a client message (the protocol's are
+1 deep). Deeper ones get a ``malformed`` error before they are parsed: a JSON parser
+recurses once per level, and 4096 characters hold 2,000 levels."""
 CLOSE_FLOODING = 1008
 """The close code for a connection that keeps flooding (RFC 6455: policy violation)."""
 
@@ -62,6 +75,38 @@ def check_size(text: str) -> None:
     if len(text) > MAX_MESSAGE:
         raise TooLargeError(f"message too long ({len(text)} characters, at most {MAX_MESSAGE}): "
                             'send one short JSON object such as {"type": "ping"}')
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?')
+_BRACKET = re.compile(r"[\[\]{}]")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def nesting_depth(text: str) -> int:
+    """How deeply the arrays and objects of JSON ``text`` nest, without parsing it.
+
+    Brackets inside strings do not count; the text need not be valid JSON. Linear in the
+    text's length, without recursion and without a Python step per character.
+    """
+    brackets = _BRACKET.findall(_STRING.sub('""', text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def check_depth(text: str) -> None:
+    """Refuse a message nested deeper than MAX_DEPTH, before any parser recurses into it.
+
+    Counting the opening brackets (in C) clears every ordinary message at once; only one
+    with more of them than MAX_DEPTH is measured.
+
+    Raises:
+        BadRequestError: ``malformed``, saying how deep it was and what the limit is.
+    """
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = nesting_depth(text)
+    if depth > MAX_DEPTH:
+        raise BadRequestError(f"nested {depth} levels deep (at most {MAX_DEPTH}): send one "
+                              'flat JSON object such as {"type": "ping"}')
 
 
 class TokenBucket:
@@ -180,8 +225,8 @@ class MessageLimiter:
                 "slow down, then reconnect")
 
 
-class CreateLimiter:
-    """At most ``per_minute`` new tables per client address (in this process).
+class AddressLimiter:
+    """At most ``per_minute`` uses per client address (in this process).
 
     A bucket per address holds a minute's worth; idle addresses are forgotten first once
     more than ``max_clients`` are tracked, so the memory stays bounded.
@@ -190,15 +235,13 @@ class CreateLimiter:
     def __init__(self, per_minute: int, max_clients: int = 10_000,
                  clock: Clock = time.monotonic) -> None:
         if per_minute < 1:
-            raise ValueError(f"create limit {per_minute}: at least 1 per minute (None: off)")
+            raise ValueError(f"limit {per_minute}: at least 1 per minute (None: off)")
         self.per_minute = per_minute
         self.max_clients = max_clients
         self.clock = clock
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
-    def take(self, client: str) -> float | None:
-        """Count one creation by ``client``: None if allowed, else seconds to wait."""
-        now = self.clock()
+    def _bucket(self, client: str, now: float) -> TokenBucket:
         bucket = self._buckets.get(client)
         if bucket is None:
             bucket = TokenBucket(self.per_minute / 60.0, self.per_minute, now)
@@ -206,53 +249,81 @@ class CreateLimiter:
             while len(self._buckets) > self.max_clients:
                 self._buckets.popitem(last=False)
         self._buckets.move_to_end(client)
+        return bucket
+
+    def take(self, client: str) -> float | None:
+        """Count one use by ``client``: None if allowed, else seconds to wait."""
+        now = self.clock()
+        bucket = self._bucket(client, now)
         if bucket.take(now):
             return None
         return bucket.wait(now)
 
+    def wait(self, client: str) -> float | None:
+        """Whether ``client`` may use it now, without counting: None, or seconds to wait."""
+        now = self.clock()
+        if client not in self._buckets:
+            return None
+        wait = self._bucket(client, now).wait(now)
+        return wait if wait > 0 else None
 
-CREATE_LIMITED: dict[int | str, dict[str, object]] = {
-    429: {
+
+CreateLimiter = AddressLimiter
+"""The limiter of ``POST /api/tables`` (its first name)."""
+
+
+def limited(what: str) -> dict[int | str, dict[str, object]]:
+    """The OpenAPI description of a per-address limit's ``429`` answer."""
+    return {429: {
         "model": ErrorOut,
-        "description": "too many new tables from this address: wait and try again",
+        "description": f"too many {what} from this address: wait and try again",
         "headers": {"Retry-After": {
-            "description": "seconds to wait before creating another table",
+            "description": "seconds to wait before trying again",
             "schema": {"type": "integer", "minimum": 1}}},
-    },
-}
-"""The OpenAPI description of the create limit's answer."""
+    }}
 
 
-async def limit_table_creation(request: Request) -> None:
-    """FastAPI dependency: 429 with ``Retry-After`` when this address creates too fast.
+def per_address(state_key: str, what: str) -> Callable[[Request], Awaitable[None]]:
+    """A FastAPI dependency: ``429`` with ``Retry-After`` when one address makes ``what``
+    too fast.
 
-    The limiter is ``app.state.create_limiter`` (None: no limit). The address is the
-    connection's peer (uvicorn puts a trusted proxy's ``X-Forwarded-For`` there).
-
-    Raises:
-        HTTPException: 429, saying the limit and when to try again.
+    The limiter is ``app.state.<state_key>`` (None or missing: no limit). The address is
+    the connection's peer (uvicorn puts a trusted proxy's ``X-Forwarded-For`` there).
     """
-    limiter: CreateLimiter | None = getattr(request.app.state, "create_limiter", None)
-    if limiter is None:
-        return
-    client = request.client.host if request.client else "unknown"
-    wait = limiter.take(client)
-    if wait is None:
-        return
-    seconds = max(1, math.ceil(wait))
-    raise HTTPException(
-        status_code=429,
-        detail=f"too many new tables from your address: at most {limiter.per_minute} per "
-               f"minute; try again in {seconds} s",
-        headers={"Retry-After": str(seconds)})
+
+    async def limit(request: Request) -> None:
+        limiter: AddressLimiter | None = getattr(request.app.state, state_key, None)
+        if limiter is None:
+            return
+        wait = limiter.take(request.client.host if request.client else "unknown")
+        if wait is None:
+            return
+        seconds = max(1, math.ceil(wait))
+        raise HTTPException(
+            status_code=429,
+            detail=f"too many {what} from your address: at most {limiter.per_minute} per "
+                   f"minute; try again in {seconds} s",
+            headers={"Retry-After": str(seconds)})
+
+    return limit
 
 
-CREATE_LIMIT: list[DependsParam] = [Depends(limit_table_creation)]
+CREATE_WHAT = "new tables"
+SEAT_WHAT = "seat requests (join, start, leave)"
+CREATE_LIMITED = limited(CREATE_WHAT)
+"""The OpenAPI description of the create limit's answer."""
+CREATE_LIMIT: list[DependsParam] = [Depends(per_address("create_limiter", CREATE_WHAT))]
 """The route dependencies of ``POST /api/tables``."""
+SEAT_LIMITED = limited(SEAT_WHAT)
+"""The OpenAPI description of the seat limit's answer."""
+SEAT_LIMIT: list[DependsParam] = [Depends(per_address("seat_limiter", SEAT_WHAT))]
+"""The route dependencies of ``join``, ``start`` and ``leave``: one bucket for the three
+(``app.state.seat_limiter``)."""
 
 
 __all__ = [
-    "CLOSE_FLOODING", "CREATE_LIMIT", "CREATE_LIMITED", "MAX_MESSAGE", "WS_MAX_SIZE",
-    "CreateLimiter", "MessageLimiter", "MessageLimits", "TokenBucket", "TooLargeError",
-    "Verdict", "check_size", "limit_table_creation",
+    "CLOSE_FLOODING", "CREATE_LIMIT", "CREATE_LIMITED", "MAX_BODY", "MAX_DEPTH", "MAX_MESSAGE",
+    "SEAT_LIMIT", "SEAT_LIMITED", "WS_MAX_SIZE", "AddressLimiter", "CreateLimiter",
+    "MessageLimiter", "MessageLimits", "TokenBucket", "TooLargeError", "Verdict",
+    "check_depth", "check_size", "limited", "nesting_depth", "per_address",
 ]

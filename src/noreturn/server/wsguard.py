@@ -1,0 +1,125 @@
+"""What one address may do on the play channel, and frames that are not JSON text.
+
+- **Open sockets per address.** Each socket costs the server a state message at every
+  change of its table; one address holding hundreds is refused past ``max_sockets``.
+- **Failed hellos per address.** A wrong token, an unknown table or a malformed hello costs
+  a database lookup; past ``failed_hellos_per_minute`` (a token bucket, as for creation)
+  the address is refused before its hello is read, until a token comes back.
+
+Both refusals come as an ``error`` message that says the limit and what to do, then a close
+with ``1013`` (RFC 6455: try again later). The counts live in this process.
+
+Frames: a binary frame is a ``malformed`` message, not a dropped connection. Invalid UTF-8
+in a text frame is closed by uvicorn itself with ``1007``; ``quiet_invalid_utf8`` keeps its
+log line but drops the traceback that came with it (a client's mistake is not a server bug).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.types import Message
+
+from noreturn.server.limits import AddressLimiter, Clock
+from noreturn.server.service import BadRequestError
+
+CLOSE_TRY_LATER = 1013
+"""The close code of a refused socket (RFC 6455: try again later)."""
+UTF8_LOG_LINE = "Invalid UTF-8 sequence received from client."
+"""What uvicorn logs, with a traceback, before it closes such a socket with 1007."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a new socket is not served: an error code and message, and the close reason."""
+
+    code: str
+    message: str
+    reason: str
+
+
+class SocketGuard:
+    """The per-address socket limits of one process (None: that limit is off)."""
+
+    def __init__(self, max_sockets: int | None = None,
+                 failed_hellos_per_minute: int | None = None,
+                 clock: Clock = time.monotonic) -> None:
+        if max_sockets is not None and max_sockets < 1:
+            raise ValueError(f"socket limit {max_sockets}: at least 1 (None: off)")
+        self.max_sockets = max_sockets
+        self.failures = (AddressLimiter(failed_hellos_per_minute, clock=clock)
+                         if failed_hellos_per_minute else None)
+        self._open: Counter[str] = Counter()
+
+    def admit(self, client: str) -> Refusal | None:
+        """A new socket from ``client``: None (counted as open) or why it is refused."""
+        if self.failures is not None and (wait := self.failures.wait(client)) is not None:
+            seconds = max(1, math.ceil(wait))
+            limit = f"at most {self.failures.per_minute} per minute"
+            return Refusal(
+                "too_many_failed_hellos",
+                f"too many failed hellos from your address ({limit}): try again in {seconds} s",
+                f"too many failed hellos ({limit}): try again in {seconds} s")
+        if self.max_sockets is not None and self._open[client] >= self.max_sockets:
+            limit = f"at most {self.max_sockets}"
+            return Refusal(
+                "too_many_connections",
+                f"too many open connections from your address ({limit}): close one, then "
+                "connect again",
+                f"too many open connections ({limit}): close one, then connect again")
+        self._open[client] += 1
+        return None
+
+    def release(self, client: str) -> None:
+        """A socket ``admit`` let in has closed."""
+        self._open[client] -= 1
+        if self._open[client] <= 0:
+            del self._open[client]
+
+    def failed(self, client: str) -> None:
+        """``client``'s hello was refused (wrong token, no such table, malformed, late)."""
+        if self.failures is not None:
+            self.failures.take(client)
+
+    def open_sockets(self, client: str) -> int:
+        """Sockets of ``client`` open now (for tests)."""
+        return self._open[client]
+
+
+def frame_text(message: Message) -> str:
+    """The text of a received WebSocket message.
+
+    Raises:
+        BadRequestError: ``malformed``: a binary frame (the protocol is JSON text).
+    """
+    text = message.get("text")
+    if isinstance(text, str):
+        return text
+    raise BadRequestError("binary frames are not read: send each message as JSON text, such "
+                          'as {"type": "ping"}')
+
+
+class _QuietInvalidUtf8(logging.Filter):
+    """Drops the traceback of uvicorn's invalid UTF-8 line; the line itself stays."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg == UTF8_LOG_LINE:
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def quiet_invalid_utf8(logger: Any = None) -> None:
+    """Install the filter on uvicorn's error logger (once)."""
+    target = logger or logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _QuietInvalidUtf8) for f in target.filters):
+        target.addFilter(_QuietInvalidUtf8())
+
+
+__all__ = ["CLOSE_TRY_LATER", "Refusal", "SocketGuard", "frame_text", "quiet_invalid_utf8"]

@@ -99,11 +99,14 @@ def browser() -> Iterator[Any]:
 
 
 def new_page(browser: Any, **context: Any) -> tuple[Any, list[str]]:
-    """A page in a fresh context, and the list its script errors are collected in."""
+    """A page in a fresh context, and the list its script errors (and anything the server's
+    Content-Security-Policy refused) are collected in."""
     page = browser.new_context(**context).new_page()
     page.set_default_timeout(15000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda message: errors.append(message.text)
+            if "Content Security Policy" in message.text else None)
     return page, errors
 
 

@@ -28,9 +28,11 @@ from srvkit import (
     wait_serving,
 )
 from starlette.websockets import WebSocketDisconnect
+from test_server_limits import FakeClock
 
 from noreturn.server import create_app
 from noreturn.server.limits import MAX_BODY, MAX_DEPTH, nesting_depth
+from noreturn.server.wsguard import SocketGuard
 
 SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "random"}]
 STATIC = Path(__file__).parents[2] / "src" / "noreturn" / "server" / "static"
@@ -358,3 +360,22 @@ def test_failed_hellos_per_address_are_capped(tmp_path: Path) -> None:
                             r"\(at most 3 per minute\): try again in (\d+) s", message), message
         with connect(other, table_id, 0, tokens[0]) as ada:  # another address
             assert ada.answer({"type": "ping"}) == {"type": "pong"}
+
+
+def test_hellos_under_way_when_the_limit_is_reached_still_count() -> None:
+    """Five sockets let in at once, all failing against a limit of 3 a minute: the two
+    over it put the address in debt, so it waits for three tokens, not one."""
+    clock = FakeClock()
+    guard = SocketGuard(max_sockets=10, failed_hellos_per_minute=3, clock=clock)
+    assert [guard.admit("a") for _ in range(5)] == [None] * 5
+    assert guard.open_sockets("a") == 5
+    for _ in range(5):
+        guard.failed("a")
+        guard.release("a")
+    refusal = guard.admit("a")
+    assert refusal is not None and refusal.code == "too_many_failed_hellos"
+    assert refusal.message.endswith("try again in 60 s")  # 3 tokens at one each 20 s
+    assert len(refusal.reason.encode()) <= 123  # a close frame's reason
+    assert guard.admit("b") is None  # another address
+    clock.now += 60
+    assert guard.admit("a") is None

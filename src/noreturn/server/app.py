@@ -82,6 +82,7 @@ from noreturn.server.service import (
 from noreturn.server.wsguard import (
     CLOSE_TRY_LATER,
     SocketGuard,
+    client_of,
     frame_text,
     quiet_invalid_utf8,
 )
@@ -392,7 +393,7 @@ class PlayChannel:
         """Serve one connection until the client goes away (or refuse it: wsguard.py)."""
         await ws.accept()
         conn = Connection(ws, table_id)
-        client = ws.client.host if ws.client else "unknown"
+        client = client_of(ws)
         try:
             refusal = self.guard.admit(client)
             if refusal is not None:

@@ -259,6 +259,14 @@ class AddressLimiter:
             return None
         return bucket.wait(now)
 
+    def charge(self, client: str) -> None:
+        """Count one use by ``client`` that already happened, even past the limit: the
+        bucket goes into debt (down to minus its capacity), and ``wait`` grows with it."""
+        now = self.clock()
+        bucket = self._bucket(client, now)
+        if not bucket.take(now):
+            bucket.tokens = max(-bucket.capacity, bucket.tokens - 1.0)
+
     def wait(self, client: str) -> float | None:
         """Whether ``client`` may use it now, without counting: None, or seconds to wait."""
         now = self.clock()

@@ -4,7 +4,9 @@
   change of its table; one address holding hundreds is refused past ``max_sockets``.
 - **Failed hellos per address.** A wrong token, an unknown table or a malformed hello costs
   a database lookup; past ``failed_hellos_per_minute`` (a token bucket, as for creation)
-  the address is refused before its hello is read, until a token comes back.
+  the address is refused before its hello is read, until a token comes back. Hellos that
+  were under way when the limit was reached still count when they fail (the bucket goes
+  into debt), so many sockets opened at once buy no more tries, only a longer wait.
 
 Both refusals come as an ``error`` message that says the limit and what to do, then a close
 with ``1013`` (RFC 6455: try again later). The counts live in this process.
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.types import Message
+from starlette.websockets import WebSocket
 
 from noreturn.server.limits import AddressLimiter, Clock
 from noreturn.server.service import BadRequestError
@@ -58,13 +61,6 @@ class SocketGuard:
 
     def admit(self, client: str) -> Refusal | None:
         """A new socket from ``client``: None (counted as open) or why it is refused."""
-        if self.failures is not None and (wait := self.failures.wait(client)) is not None:
-            seconds = max(1, math.ceil(wait))
-            limit = f"at most {self.failures.per_minute} per minute"
-            return Refusal(
-                "too_many_failed_hellos",
-                f"too many failed hellos from your address ({limit}): try again in {seconds} s",
-                f"too many failed hellos ({limit}): try again in {seconds} s")
         if self.max_sockets is not None and self._open[client] >= self.max_sockets:
             limit = f"at most {self.max_sockets}"
             return Refusal(
@@ -72,6 +68,13 @@ class SocketGuard:
                 f"too many open connections from your address ({limit}): close one, then "
                 "connect again",
                 f"too many open connections ({limit}): close one, then connect again")
+        if self.failures is not None and (wait := self.failures.wait(client)) is not None:
+            seconds = max(1, math.ceil(wait))
+            limit = f"at most {self.failures.per_minute} per minute"
+            return Refusal(
+                "too_many_failed_hellos",
+                f"too many failed hellos from your address ({limit}): try again in {seconds} s",
+                f"too many failed hellos ({limit}): try again in {seconds} s")
         self._open[client] += 1
         return None
 
@@ -84,11 +87,16 @@ class SocketGuard:
     def failed(self, client: str) -> None:
         """``client``'s hello was refused (wrong token, no such table, malformed, late)."""
         if self.failures is not None:
-            self.failures.take(client)
+            self.failures.charge(client)
 
     def open_sockets(self, client: str) -> int:
         """Sockets of ``client`` open now (for tests)."""
         return self._open[client]
+
+
+def client_of(ws: WebSocket) -> str:
+    """The address a socket comes from (uvicorn puts a trusted proxy's client there)."""
+    return ws.client.host if ws.client else "unknown"
 
 
 def frame_text(message: Message) -> str:
@@ -122,4 +130,5 @@ def quiet_invalid_utf8(logger: Any = None) -> None:
         target.addFilter(_QuietInvalidUtf8())
 
 
-__all__ = ["CLOSE_TRY_LATER", "Refusal", "SocketGuard", "frame_text", "quiet_invalid_utf8"]
+__all__ = ["CLOSE_TRY_LATER", "Refusal", "SocketGuard", "client_of", "frame_text",
+           "quiet_invalid_utf8"]

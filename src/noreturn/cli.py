@@ -192,8 +192,8 @@ def serve(
     idle_hours: Annotated[float, typer.Option(
         min=0.01, help="hours a game may go without a move before it is abandoned")] = 168.0,
     seat_limit: Annotated[int, typer.Option(
-        min=0, help="joins, starts and leaves one address may make per minute, together "
-                    "(0: no limit)")] = 900,
+        min=0, help="joins, starts, leaves and closes one address may make per minute, "
+                    "together (0: no limit)")] = 900,
     socket_limit: Annotated[int, typer.Option(
         min=0, help="WebSockets one address may hold open (0: no limit)")] = 64,
     failed_hello_limit: Annotated[int, typer.Option(

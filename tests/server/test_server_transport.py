@@ -155,12 +155,12 @@ def test_seat_requests_are_capped_per_address_when_configured(tmp_path: Path) ->
         wait = int(answer.headers["retry-after"])
         assert 1 <= wait <= 20
         assert answer.json()["detail"] == (
-            "too many seat requests (join, start, leave) from your address: at most 3 per "
-            f"minute; try again in {wait} s")
+            "too many seat requests (join, start, leave, close) from your address: at most 3 "
+            f"per minute; try again in {wait} s")
         assert client.get(f"/api/tables/{table_id}").json()["seats"][0]["joined"] is True
         assert other.post(f"/api/tables/{table_id}/join",
                           json={"token": tokens[1]}).status_code == 200
-    for path in ("join", "start", "leave"):
+    for path in ("join", "start", "leave", "close"):
         documented = app.openapi()["paths"][f"/api/tables/{{table_id}}/{path}"]["post"]
         assert "Retry-After" in documented["responses"]["429"]["headers"]
 

@@ -115,7 +115,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 SEAT_ANSWERS: dict[int | str, dict[str, Any]] = {
     **{k: ERRORS[k] for k in (400, 403, 404, 409)}, **SEAT_LIMITED}
-"""The documented answers of join, start and leave."""
+"""The documented answers of join, start, leave and close."""
 
 
 WORKERS = DB_POOL_SIZE
@@ -598,7 +598,8 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     each bot move (so people can follow); ``broadcaster`` defaults to the in-process one.
     ``message_limits`` bound what one WebSocket may send (None: no limit);
     ``create_limit_per_minute`` bounds the tables one address creates, and
-    ``seat_limit_per_minute`` its joins, starts and leaves together (None: no limit);
+    ``seat_limit_per_minute`` its joins, starts, leaves and closes together (None: no
+    limit);
     ``sockets_per_address`` bounds the WebSockets one address holds open, and
     ``failed_hellos_per_minute`` its refused hellos (None: no limit; wsguard.py).
 
@@ -746,7 +747,7 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
         return table
 
     @router.post("/tables/{table_id}/close", response_model=Table, tags=["tables"],
-                 responses={k: ERRORS[k] for k in (400, 403, 404, 409)})
+                 responses=SEAT_ANSWERS, dependencies=SEAT_LIMIT)
     async def close(table_id: str, body: TokenBody) -> dict[str, Any]:
         """Close the table with its creator token (from its creation): it is never played
         again; its moves are kept. 409 once the game is over."""

@@ -12,7 +12,8 @@ below; a script that floods does, and then costs the server almost nothing:
   on average over ``flood_seconds``) is closed with 1008 (policy violation): a client that
   ignores the ``rate_limited`` errors is not worth reading.
 - Table creation (a database write, and a table of bots starts playing at once) and the
-  seat requests (join, start, leave: a write and a state to every socket of the table) are
+  seat requests (join, start, leave, close: a write and a state to every socket of the
+  table) are
   limited per client address, in this process: ``429`` with ``Retry-After``.
 - An HTTP body is at most MAX_BODY bytes and a message at most MAX_DEPTH levels deep.
 
@@ -317,7 +318,7 @@ def per_address(state_key: str, what: str) -> Callable[[Request], Awaitable[None
 
 
 CREATE_WHAT = "new tables"
-SEAT_WHAT = "seat requests (join, start, leave)"
+SEAT_WHAT = "seat requests (join, start, leave, close)"
 CREATE_LIMITED = limited(CREATE_WHAT)
 """The OpenAPI description of the create limit's answer."""
 CREATE_LIMIT: list[DependsParam] = [Depends(per_address("create_limiter", CREATE_WHAT))]
@@ -325,8 +326,8 @@ CREATE_LIMIT: list[DependsParam] = [Depends(per_address("create_limiter", CREATE
 SEAT_LIMITED = limited(SEAT_WHAT)
 """The OpenAPI description of the seat limit's answer."""
 SEAT_LIMIT: list[DependsParam] = [Depends(per_address("seat_limiter", SEAT_WHAT))]
-"""The route dependencies of ``join``, ``start`` and ``leave``: one bucket for the three
-(``app.state.seat_limiter``)."""
+"""The route dependencies of ``join``, ``start``, ``leave`` and ``close``: one bucket for
+them all (``app.state.seat_limiter``)."""
 
 
 __all__ = [

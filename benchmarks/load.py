@@ -229,7 +229,9 @@ def start_server(db_url: str, redis_url: str | None, folder: Path, index: int) -
     """
     port = free_port()
     command = [sys.executable, "-m", "noreturn", "serve", "--host", "127.0.0.1",
-               "--port", str(port), "--bot-delay", "0", "--db", db_url]
+               "--port", str(port), "--bot-delay", "0", "--db", db_url,
+               # every simulated person comes from this one address: no per-address caps
+               "--socket-limit", "0", "--seat-limit", "0"]
     if redis_url:
         command += ["--redis", redis_url]
     log = folder / f"server{index}.log"

@@ -57,6 +57,18 @@ def test_a_body_over_the_cap_is_refused_with_413_naming_the_limit(client: TestCl
     assert client.get(f"/api/tables/{table_id}").json()["seats"][0]["joined"] is False
 
 
+def test_the_largest_valid_body_is_far_under_the_cap(client: TestClient) -> None:
+    """Four people with 40-character names, each character escaped as a surrogate pair
+    (12 bytes), and every rule given: some 2.5 KiB."""
+    seats = [{"kind": "human", "name": chr(0x1F600 + seat) * 40} for seat in range(4)]
+    rules = {"colors": 6, "max_value": 11, "copies": 2, "hand_size": 6, "exchange_limit": 3}
+    body = json.dumps({"seats": seats, "rules": rules}, indent=1).encode()
+    assert len(body) < MAX_BODY / 2
+    answer = client.post("/api/tables", content=body,
+                         headers={"content-type": "application/json"})
+    assert answer.status_code == 201, answer.text
+
+
 def raw_request(port: int, head: str, parts: list[bytes], timeout: float = 5.0) -> bytes:
     """Send ``head`` then each of ``parts`` on a raw socket and read the answer's start.
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import pytest
@@ -97,11 +98,28 @@ def assert_503(answer: httpx.Response) -> None:
     assert int(answer.headers["retry-after"]) > 0
 
 
-def mover_and_action(players: tuple[Player, Player]) -> tuple[Player, dict[str, Any]]:
-    """The player to move and a legal action of theirs."""
-    mover = next(p for p in players if p.state["view"]["to_move"] == p.seat)
-    return mover, {"type": "action", "action": mover.state["legal"][0],
-                   "version": mover.state["version"]}
+class Game(NamedTuple):
+    """A game of two people in progress, both connected, and the mover's next action."""
+
+    client: TestClient
+    table_id: str
+    tokens: dict[int, str]
+    mover: Player
+    action: dict[str, Any]
+
+
+@contextmanager
+def game(url: str, **options: Any) -> Iterator[Game]:
+    """``create_app(url, **options)`` with a game of two people started and connected."""
+    with TestClient(create_app(url, **options)) as client:
+        table_id, tokens = create(client, SEATS, SMALL)
+        start(client, table_id, tokens)
+        with connect(client, table_id, 0, tokens[0]) as ada, \
+                connect(client, table_id, 1, tokens[1]) as bo:
+            mover = ada if ada.state["view"]["to_move"] == 0 else bo
+            yield Game(client, table_id, tokens, mover, {
+                "type": "action", "action": mover.state["legal"][0],
+                "version": mover.state["version"]})
 
 
 @pytest.fixture
@@ -115,20 +133,15 @@ def test_a_database_turned_read_only_while_serving(
     connections opened before cannot write), then writable again."""
     caplog.set_level(logging.INFO)
     path = Path(str(make_url(sqlite_url).database))
-    with TestClient(create_app(sqlite_url)) as client:
-        table_id, tokens = create(client, SEATS, SMALL)
-        start(client, table_id, tokens)
-        with connect(client, table_id, 0, tokens[0]) as ada, \
-                connect(client, table_id, 1, tokens[1]) as bo:
-            mover, action = mover_and_action((ada, bo))
-            with read_only(path, client.app.state.service.engine):  # type: ignore[attr-defined]
-                assert_503(client.post("/api/tables", json={"seats": SEATS}))
-                refused(mover, action)
-                assert_503(client.post(f"/api/tables/{table_id}/leave",
-                                       json={"token": tokens[mover.seat or 0]}))
-            assert client.post("/api/tables", json={"seats": SEATS}).status_code == 201
-            mover.send(action)
-            assert mover.next_state()["version"] == action["version"] + 1
+    with game(sqlite_url) as (client, table_id, tokens, mover, action):
+        with read_only(path, client.app.state.service.engine):  # type: ignore[attr-defined]
+            assert_503(client.post("/api/tables", json={"seats": SEATS}))
+            refused(mover, action)
+            assert_503(client.post(f"/api/tables/{table_id}/leave",
+                                   json={"token": tokens[mover.seat or 0]}))
+        assert client.post("/api/tables", json={"seats": SEATS}).status_code == 201
+        mover.send(action)
+        assert mover.next_state()["version"] == action["version"] + 1
     assert_clean(caplog.text, made + stored_secrets(sqlite_url))
     assert not [r for r in caplog.records if r.exc_info]
 
@@ -227,22 +240,17 @@ def test_postgresql_going_away_while_serving(
     pooled connection fails one call at most, and the next call succeeds."""
     url, name = tagged_pg_url
     caplog.set_level(logging.INFO)
-    with TestClient(create_app(url, takeover_after=3600)) as client:
-        table_id, tokens = create(client, SEATS, SMALL)
-        start(client, table_id, tokens)
-        with connect(client, table_id, 0, tokens[0]) as ada, \
-                connect(client, table_id, 1, tokens[1]) as bo:
-            mover, action = mover_and_action((ada, bo))
-            killed = terminate(name)
-            assert killed
-            failures = play_through(mover, action)
-            assert 1 <= failures <= killed + 1
-            killed, failures = terminate(name), 0
-            while (created := client.post("/api/tables", json={"seats": SEATS})
-                   ).status_code != 201:
-                assert_503(created)
-                failures += 1
-            assert 1 <= failures <= killed + 1
+    with game(url, takeover_after=3600) as (client, _table_id, _tokens, mover, action):
+        killed = terminate(name)
+        assert killed
+        failures = play_through(mover, action)
+        assert 1 <= failures <= killed + 1
+        killed, failures = terminate(name), 0
+        while (created := client.post("/api/tables", json={"seats": SEATS})
+               ).status_code != 201:
+            assert_503(created)
+            failures += 1
+        assert 1 <= failures <= killed + 1
     assert_clean(caplog.text, made + stored_secrets(url))
 
 
@@ -256,3 +264,31 @@ def test_a_fault_is_described_without_the_data_it_was_about() -> None:
     row = sqlite3.IntegrityError("NOT NULL constraint failed: row (s3cr3t-seed)")
     row.sqlite_errorname = "SQLITE_CONSTRAINT_NOTNULL"
     assert describe(row) == "IntegrityError (SQLITE_CONSTRAINT_NOTNULL)"
+
+
+def test_a_state_the_database_failed_to_give_is_sent_when_it_can(
+        sqlite_url: str, made: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A notice whose state cannot be read (the database failed just then): the client is
+    told ``unavailable`` once, and gets the state as soon as a read succeeds."""
+    import sqlite3  # noqa: PLC0415
+
+    from noreturn.server import app as app_module  # noqa: PLC0415
+
+    monkeypatch.setattr(app_module, "RETRY_AFTER_SECONDS", 0.05)
+    with game(sqlite_url) as (client, _table_id, _tokens, mover, action):
+        service = client.app.state.service  # type: ignore[attr-defined]
+        real, failures = service.state_message, [2]
+
+        def failing(*args: Any) -> dict[str, Any]:
+            if failures[0]:
+                failures[0] -= 1
+                raise sqlite3.OperationalError("disk I/O error")
+            return real(*args)  # type: ignore[no-any-return]
+
+        monkeypatch.setattr(service, "held_state", lambda *_args: None)
+        monkeypatch.setattr(service, "state_message", failing)
+        mover.send(action)
+        told = mover.next()
+        assert told["type"] == "error" and told["code"] == "unavailable", told
+        # two failed reads, one error: next_state fails on any message but a state
+        assert mover.next_state()["version"] == action["version"] + 1

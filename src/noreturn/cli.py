@@ -223,8 +223,9 @@ def serve(
                                 failed_hellos_per_minute=failed_hello_limit or None)
     except BroadcastError as exc:
         raise typer.BadParameter(str(exc), param_hint="--redis") from exc
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--db") from exc
+    except ValueError as exc:  # the database (dbstart.DatabaseSetupError): one line, no trace
+        typer.echo(f"noreturn serve: {exc}", err=True)
+        raise typer.Exit(2) from None
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     typer.echo(f"noreturn server: open http://{shown}:{port}/ in a browser "
                f"(database {_safe_url(url)}"

@@ -343,12 +343,14 @@ def free_port() -> int:
 
 
 def spawn_serve(port: int, db_url: str, *options: str,
-                output: int | IO[str] = subprocess.DEVNULL) -> subprocess.Popen[str]:
-    """``noreturn serve`` on ``port`` with no bot delay, as a child process."""
+                output: int | IO[str] = subprocess.DEVNULL,
+                errors: int | IO[str] = subprocess.STDOUT) -> subprocess.Popen[str]:
+    """``noreturn serve`` on ``port`` with no bot delay, as a child process (its stderr
+    goes with its stdout unless ``errors`` says otherwise)."""
     return subprocess.Popen(
         [sys.executable, "-m", "noreturn", "serve", "--port", str(port), "--bot-delay", "0",
          "--db", db_url, *options],
-        stdout=output, stderr=subprocess.STDOUT, text=True)
+        stdout=output, stderr=errors, text=True)
 
 
 def wait_serving(base: str, process: subprocess.Popen[str], seconds: float = 30.0) -> None:

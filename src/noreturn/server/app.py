@@ -39,7 +39,14 @@ from noreturn.server.broadcast import (
     RedisBroadcaster,
     redis_problem,
 )
-from noreturn.server.db import DB_POOL_SIZE, default_db_url, make_engine, migrate
+from noreturn.server.db import DB_POOL_SIZE, default_db_url
+from noreturn.server.dbfaults import (
+    RETRY_AFTER_SECONDS,
+    UnavailableError,
+    install_fault_handlers,
+    storage_faults,
+)
+from noreturn.server.dbstart import open_database
 from noreturn.server.hardening import harden
 from noreturn.server.lifecycle import (
     IDLE_HOURS,
@@ -103,6 +110,8 @@ interpreter's default: 700); see ``collector_for_serving``."""
 CLOSE_BAD_TOKEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_MALFORMED = 4400
+CLOSE_TRY_AGAIN = 1013
+"""The WebSocket close code "try again later": the database is unavailable at the hello."""
 
 log = logging.getLogger("noreturn.server")
 T = TypeVar("T")
@@ -154,8 +163,14 @@ def _limiter(thinking: bool = False) -> anyio.CapacityLimiter:
 
 
 async def run(call: Callable[..., T], *args: Any) -> T:
-    """``call(*args)`` in a worker thread (database work), at most ``WORKERS`` at once."""
-    return await anyio.to_thread.run_sync(partial(call, *args), limiter=_limiter())
+    """``call(*args)`` in a worker thread (database work), at most ``WORKERS`` at once.
+
+    Raises:
+        UnavailableError: the database failed (a ``ServiceError``: HTTP answers 503, the
+            WebSocket an ``unavailable`` error; see dbfaults.py).
+    """
+    with storage_faults():
+        return await anyio.to_thread.run_sync(partial(call, *args), limiter=_limiter())
 
 
 async def think(call: Callable[[], T]) -> T:
@@ -248,7 +263,9 @@ class BotRunner:
             await asyncio.sleep(every)
             try:
                 stalled = await run(self.service.stalled_games, idle)
-            except Exception:  # the database is away for a moment: try again later
+            except UnavailableError:  # the database is away (logged): try again later
+                continue
+            except Exception:
                 log.exception("looking for games waiting on a bot failed")
                 continue
             for table_id in stalled:
@@ -446,10 +463,16 @@ class PlayChannel:
         return True, token
 
     @staticmethod
-    async def refuse(conn: Connection, exc: NotFoundError | ForbiddenError) -> None:
-        """Close a connection whose table is gone or whose token holds no seat."""
+    async def refuse(conn: Connection,
+                     exc: NotFoundError | ForbiddenError | UnavailableError) -> None:
+        """Close a connection whose table is gone or whose token holds no seat, or that
+        came while the database is unavailable (told so: it may try again)."""
         if isinstance(exc, NotFoundError):
             await conn.ws.close(CLOSE_NOT_FOUND, "no such table")
+            return
+        if isinstance(exc, UnavailableError):
+            await conn.error(exc.code, exc.message)
+            await conn.ws.close(CLOSE_TRY_AGAIN, "database unavailable")
             return
         await conn.error("bad_token", exc.message)
         await conn.ws.close(CLOSE_BAD_TOKEN, "bad token")
@@ -460,7 +483,7 @@ class PlayChannel:
         no seat (the client was told, the socket closed)."""
         try:
             welcome = await run(self.service.welcome, conn.table_id, token)
-        except (NotFoundError, ForbiddenError) as exc:
+        except (NotFoundError, ForbiddenError, UnavailableError) as exc:
             await self.refuse(conn, exc)
             return False
         conn.seat, conn.token_hash = welcome.seat, welcome.token_hash
@@ -476,11 +499,24 @@ class PlayChannel:
         while True:
             moved_to = await wait()
             try:
-                if not await conn.push_state(self.service, moved_to):
+                if not await self.push(conn, moved_to):
                     break
             except Exception:  # the client is gone (a send on a closed socket)
                 break
         scope.cancel()
+
+    async def push(self, conn: Connection, moved_to: int | None) -> bool:
+        """``conn.push_state``, tried again every ``RETRY_AFTER_SECONDS`` while the
+        database is unavailable (the client is told once), so no state is lost to it."""
+        told = False
+        while True:
+            try:
+                return await conn.push_state(self.service, moved_to)
+            except UnavailableError as exc:
+                if not told:
+                    await conn.error(exc.code, exc.message)
+                    told = True
+                await asyncio.sleep(RETRY_AFTER_SECONDS)
 
     async def reader(self, conn: Connection) -> None:
         """Answer the client's messages until it goes away.
@@ -594,7 +630,8 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
                failed_hellos_per_minute: int | None = None) -> FastAPI:
     """The server for the database at ``db_url`` (default: SQLite under XDG data).
 
-    The schema is migrated to the newest revision now. ``bot_delay`` seconds pass before
+    The database is checked now: connected, migrated to the newest revision and tried
+    with a write (``dbstart.open_database``). ``bot_delay`` seconds pass before
     each bot move (so people can follow); ``broadcaster`` defaults to the in-process one.
     ``message_limits`` bound what one WebSocket may send (None: no limit);
     ``create_limit_per_minute`` bounds the tables one address creates, and
@@ -611,10 +648,11 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     shorter, at most ``SWEEP_SECONDS``) abandons it (lifecycle.py).
 
     Raises:
-        ValueError: a database URL that cannot be used, or SQLite with Redis.
+        ValueError: a database that cannot be used (``DatabaseSetupError``: one line that
+            names the fix), or SQLite with Redis.
         BroadcastError: Redis is unreachable (or the URL is not a Redis URL).
     """
-    engine = make_engine(db_url or default_db_url())
+    engine = open_database(db_url or default_db_url())
     if redis_url is not None and engine.dialect.name == "sqlite":
         engine.dispose()
         raise ValueError("several processes need PostgreSQL: --db postgresql://USER@HOST/DB "
@@ -624,7 +662,6 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         if problem:
             engine.dispose()
             raise BroadcastError(problem)
-    migrate(engine)
     service = TableService(engine)
     hub: Broadcaster = broadcaster or (RedisBroadcaster(redis_url) if redis_url is not None
                                        else LocalBroadcaster())
@@ -635,8 +672,11 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         if isinstance(hub, RedisBroadcaster):
             await hub.start()
-        for table_id in await run(service.playing_tables):
-            bots.kick(table_id)  # games that were waiting on a bot when the server stopped
+        try:
+            for table_id in await run(service.playing_tables):
+                bots.kick(table_id)  # games waiting on a bot when the server stopped
+        except UnavailableError:  # logged; the sweep finds them once the database is back
+            pass
         loop = asyncio.get_running_loop()
         sweepers = [loop.create_task(bots.sweep(max(0.2, takeover_after / 4), takeover_after)),
                     loop.create_task(sweep_forever(service, hub, run, every,
@@ -670,6 +710,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
                               if seat_limit_per_minute else None)
     harden(app)  # body cap, safe headers, 422 and 405 answers (hardening.py)
     quiet_invalid_utf8()
+    install_fault_handlers(app)  # 503 when the database fails (dbfaults.py)
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: Exception) -> JSONResponse:

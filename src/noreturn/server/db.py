@@ -40,7 +40,7 @@ from sqlalchemy import (
     text,
     true,
 )
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -158,11 +158,37 @@ def normalize_url(url: str) -> str:
     return text
 
 
+CONNECT_SECONDS = 10
+"""How long a new PostgreSQL connection may take (the driver's default: no limit, so an
+unroutable host would hold the server's start, or a request, for minutes)."""
+
+
+def _connect_timeout(parsed: URL) -> dict[str, Any]:
+    """psycopg's ``connect_timeout`` unless the URL gives its own."""
+    return {} if "connect_timeout" in parsed.query else {"connect_timeout": CONNECT_SECONDS}
+
+
+def sqlite_path(parsed: URL) -> Path | None:
+    """The file of a SQLite URL; None in memory (and for an empty path, which names no
+    file). A ``file:`` URI (``?uri=true``, e.g. ``file:/srv/x.db?mode=ro``) too."""
+    name = parsed.database or ""
+    if parsed.query.get("uri") and name.startswith("file:"):
+        name = name[len("file:"):]
+    if name in ("", ":memory:"):
+        return None
+    return Path(name).expanduser()
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url`` (see ``normalize_url``); a SQLite file's folder is created.
 
     SQLite connections are shared by the server's worker threads (each used by one thread
-    at a time), wait up to 30 s for a lock, and enforce foreign keys.
+    at a time), wait up to 30 s for a lock, and enforce foreign keys. A PostgreSQL
+    connection gives up after ``CONNECT_SECONDS`` unless the URL sets ``connect_timeout``.
+
+    Statement parameters are kept out of SQLAlchemy's log and out of its exceptions' text
+    (``hide_parameters``): they hold table seeds, token hashes and hidden moves, and an
+    exception's text ends up in logs.
     """
     text = normalize_url(url)
     parsed = make_url(text)
@@ -173,13 +199,16 @@ def make_engine(url: str) -> Engine:
             # pool_pre_ping is left out (a round trip per checkout); a connection found
             # dead fails one call and SQLAlchemy then drops the whole pool's connections.
             return create_engine(text, pool_size=DB_POOL_SIZE, max_overflow=4,
-                                 pool_timeout=30, pool_recycle=1800)
+                                 pool_timeout=30, pool_recycle=1800, hide_parameters=True,
+                                 connect_args=_connect_timeout(parsed))
         except ModuleNotFoundError as exc:
             raise ValueError(f"PostgreSQL needs the psycopg driver ({exc.name} is missing): "
                              "pip install 'noreturn[postgres]'") from exc
-    if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(text, connect_args={"check_same_thread": False, "timeout": 30})
+    path = sqlite_path(parsed)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(text, connect_args={"check_same_thread": False, "timeout": 30},
+                           hide_parameters=True)
 
     @event.listens_for(engine, "connect")
     def _pragmas(connection: Any, _record: Any) -> None:

@@ -27,6 +27,7 @@ from sqlalchemy import Table, select, update
 
 from noreturn.server.broadcast import Broadcaster
 from noreturn.server.db import TableRow, now
+from noreturn.server.dbfaults import UnavailableError
 from noreturn.server.service import (
     OVER,
     TABLE_ID,
@@ -113,6 +114,8 @@ async def sweep_forever(service: TableService, hub: Broadcaster,
         await asyncio.sleep(every)
         try:
             abandoned: list[str] = await run(abandon_idle, service, lobby_seconds, idle_seconds)
+        except UnavailableError:  # the database is away: logged once by dbfaults
+            continue
         except Exception:
             log.exception("the sweep of idle tables failed: it runs again in %g s", every)
             continue

@@ -39,7 +39,7 @@ from noreturn.server.broadcast import (
     RedisBroadcaster,
     redis_problem,
 )
-from noreturn.server.db import DB_POOL_SIZE, default_db_url
+from noreturn.server.db import DB_POOL_SIZE, default_db_url, url_backend
 from noreturn.server.dbfaults import (
     RETRY_AFTER_SECONDS,
     UnavailableError,
@@ -652,16 +652,16 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
             names the fix), or SQLite with Redis.
         BroadcastError: Redis is unreachable (or the URL is not a Redis URL).
     """
-    engine = open_database(db_url or default_db_url())
-    if redis_url is not None and engine.dialect.name == "sqlite":
-        engine.dispose()
-        raise ValueError("several processes need PostgreSQL: --db postgresql://USER@HOST/DB "
-                         "(SQLite serves one process: leave --redis out)")
-    if redis_url is not None:
+    url = db_url or default_db_url()
+    if redis_url is not None:  # refused before the database is touched (or created)
+        if url_backend(url) == "sqlite":
+            raise ValueError("several processes need PostgreSQL: --db "
+                             "postgresql://USER@HOST/DB (SQLite serves one process: leave "
+                             "--redis out)")
         problem = redis_problem(redis_url)
         if problem:
-            engine.dispose()
             raise BroadcastError(problem)
+    engine = open_database(url)
     service = TableService(engine)
     hub: Broadcaster = broadcaster or (RedisBroadcaster(redis_url) if redis_url is not None
                                        else LocalBroadcaster())

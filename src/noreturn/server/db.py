@@ -41,6 +41,7 @@ from sqlalchemy import (
     true,
 )
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -166,6 +167,15 @@ unroutable host would hold the server's start, or a request, for minutes)."""
 def _connect_timeout(parsed: URL) -> dict[str, Any]:
     """psycopg's ``connect_timeout`` unless the URL gives its own."""
     return {} if "connect_timeout" in parsed.query else {"connect_timeout": CONNECT_SECONDS}
+
+
+def url_backend(url: str) -> str | None:
+    """The database kind a URL names (``sqlite``, ``postgresql``); None if it does not parse
+    (``dbstart.open_database`` then says what is wrong with it)."""
+    try:
+        return make_url(url).get_backend_name()
+    except ArgumentError:
+        return None
 
 
 def sqlite_path(parsed: URL) -> Path | None:

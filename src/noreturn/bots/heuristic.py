@@ -105,6 +105,7 @@ def reason(state: GameState, action: Action) -> str:
     return "nothing else is possible"
 
 
+@register("heuristic-v1", "frozen yardstick: the first documented strategy, never changed")
 @register("heuristic", "a documented strategy: high rows, small gaps, timed declaration")
 def _heuristic(options: str) -> HeuristicBot:
     parse_options(options, {})

@@ -179,6 +179,7 @@ def _advance(state: GameState, seat: int, rng: Random) -> bool:
     return False
 
 
+@register("ismcts-v1", "frozen yardstick: the first ISMCTS, never changed")
 @register("ismcts", "information-set MCTS; ismcts:time=1 (s per move) or ismcts:iterations=N")
 def _ismcts(options: str) -> IsmctsBot:
     values = parse_options(options, {"time": float, "iterations": int, "c": float})

@@ -14,7 +14,6 @@ from noreturn.bots.evaluate import action_value, action_values, row_credit
 from noreturn.bots.heuristic import HeuristicBot
 from noreturn.bots.hints import suggest
 from noreturn.bots.ismcts import IsmctsBot, candidates
-from noreturn.bots.sampling import determinize
 from noreturn.engine import (
     Action,
     Declare,
@@ -23,9 +22,11 @@ from noreturn.engine import (
     Mulligan,
     Place,
     Rules,
+    RulesError,
     Score,
     View,
     legal_actions,
+    sample_world,
     view,
 )
 from noreturn.records import check_record
@@ -163,7 +164,7 @@ def test_determinization_agrees_with_the_view_and_conserves_every_tile(players: 
     for state in _decision_states(rules, range(4))[::5]:
         for seat in range(players):
             seen = view(state, seat)
-            sample = determinize(seen, rng)
+            sample = sample_world(seen, rng)
             assert view(sample, seat) == seen
             assert tile_places(sample) == Counter(rules.all_tiles())
             assert sorted(hidden_from(sample, seat).elements()) == sorted(
@@ -175,15 +176,15 @@ def test_determinizations_vary_the_hidden_tiles_only() -> None:
     seat = state.to_move
     seen = view(state, seat)
     rng = Random(5)
-    hands = {tuple(sorted(determinize(seen, rng).hands[1 - seat])) for _ in range(20)}
+    hands = {tuple(sorted(sample_world(seen, rng).hands[1 - seat])) for _ in range(20)}
     assert len(hands) > 1, "samples should differ in the other hand"
-    assert all(determinize(seen, rng).hands[seat] == list(seen.hand or ()) for _ in range(5))
+    assert all(sample_world(seen, rng).hands[seat] == list(seen.hand or ()) for _ in range(5))
 
 
-def test_determinize_refuses_a_spectator_view() -> None:
+def test_sample_world_refuses_a_spectator_view() -> None:
     state = _decision_state(Rules(), seed=2, decisions=4)
-    with pytest.raises(BotError, match="spectator"):
-        determinize(view(state, None), Random(0))
+    with pytest.raises(RulesError, match="spectator"):
+        sample_world(view(state, None), Random(0))
 
 
 class _Spy:
@@ -216,7 +217,7 @@ def test_heuristic_decision_does_not_depend_on_hidden_tiles() -> None:
         seen = view(state, seat)
         legal = legal_actions(state)
         first = bot.decide(seen, legal)
-        other = determinize(seen, rng)  # another world with the same view
+        other = sample_world(seen, rng)  # another world with the same view
         assert bot.decide(view(other, seat), legal_actions(other)) == first
 
 

@@ -32,7 +32,6 @@ from random import Random
 
 from noreturn.bots import policy
 from noreturn.bots.base import BotError, parse_options, register
-from noreturn.bots.sampling import determinize
 from noreturn.engine import (
     COLOUR_NAMES,
     Action,
@@ -43,6 +42,7 @@ from noreturn.engine import (
     Place,
     Score,
     View,
+    sample_world,
     tile_code,
     tiles_text,
 )
@@ -64,7 +64,7 @@ class HeuristicBot:
         The strategy reads only the seat's own hand and the public table, so it runs on
         any state consistent with the view; which one does not matter.
         """
-        state = determinize(view, Random(0))
+        state = sample_world(view, Random(0))
         action = to_action(policy.choose(state))
         if action not in legal:  # a strategy bug must not cost the game: say so loudly
             raise BotError(f"heuristic chose {action}, which is not legal here")

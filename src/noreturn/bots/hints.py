@@ -6,8 +6,7 @@ from random import Random
 
 from noreturn.bots.base import BotError
 from noreturn.bots.heuristic import HeuristicBot
-from noreturn.bots.sampling import determinize
-from noreturn.engine import Action, View, legal_actions
+from noreturn.engine import Action, View, legal_actions, sample_world
 
 
 def suggest(view: View) -> tuple[Action, str]:
@@ -19,5 +18,5 @@ def suggest(view: View) -> tuple[Action, str]:
     """
     if not view.my_turn:
         raise BotError("a hint is for the player whose turn it is")
-    legal = legal_actions(determinize(view, Random(0)))
+    legal = legal_actions(sample_world(view, Random(0)))
     return HeuristicBot().decide(view, legal)

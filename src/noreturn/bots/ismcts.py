@@ -1,6 +1,6 @@
 """The ``ismcts`` bot: information-set Monte Carlo tree search.
 
-Each iteration imagines the hidden tiles (``sampling.determinize``: a state consistent with
+Each iteration imagines the hidden tiles (``sample_world``: a state consistent with
 everything the seat knows), then walks a tree of this seat's own decisions. A node's
 children are the actions taken there in earlier iterations; since an action may be legal in
 one imagined world and not in another, UCB compares a child's wins with the number of
@@ -30,7 +30,6 @@ from random import Random
 from noreturn.bots import policy
 from noreturn.bots.base import parse_options, register
 from noreturn.bots.heuristic import HeuristicBot
-from noreturn.bots.sampling import determinize
 from noreturn.engine import (
     Action,
     Exchange,
@@ -40,6 +39,7 @@ from noreturn.engine import (
     View,
     legal_actions,
     playout,
+    sample_world,
 )
 from noreturn.engine.rollout import to_action
 
@@ -133,7 +133,7 @@ class IsmctsBot:
         done = 0
         while (done < self.iterations) if self.iterations else (
                 done < 8 or time.perf_counter() < deadline):
-            self._iterate(root, determinize(view, rng), view.seat or 0, rng)
+            self._iterate(root, sample_world(view, rng), view.seat or 0, rng)
             done += 1
         self.last_iterations = done
         allowed = set(legal)

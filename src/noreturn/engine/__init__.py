@@ -42,6 +42,7 @@ from noreturn.engine.tiles import (
     value_of,
 )
 from noreturn.engine.view import View, view
+from noreturn.engine.worlds import sample_world
 
 __all__ = [
     "COLOUR_LETTERS", "COLOUR_NAMES", "Action", "Declare", "Draw", "Exchange", "GameState",
@@ -49,6 +50,6 @@ __all__ = [
     "PlayerAction", "Rules", "RulesError", "Score", "ShuffledBag", "View", "check",
     "colour_of", "decode_action", "encode_action", "layout", "legal_actions", "make_tile",
     "new_game", "num_actions", "parse_action", "parse_tile", "playout", "reshuffled",
-    "resolve_chance", "rollout_action", "texts_of", "tile_code", "tiles_text", "value_of",
-    "view", "why_illegal",
+    "resolve_chance", "rollout_action", "sample_world", "texts_of", "tile_code",
+    "tiles_text", "value_of", "view", "why_illegal",
 ]

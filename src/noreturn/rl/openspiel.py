@@ -32,7 +32,7 @@ here as in the PettingZoo and Gymnasium interfaces (docs/rl.md).
   drawn. It forgets only the order of play; that order can tell something about the
   opponents' choices, so algorithms that need exact perfect recall (CFR and friends) should
   key on the string.
-* ``resample_from_infostate`` deals the hidden tiles anew (``bots.sampling.determinize``),
+* ``resample_from_infostate`` deals the hidden tiles anew (``noreturn.engine.sample_world``),
   so OpenSpiel's ISMCTS bot can play. In such an imagined state the other seats' past
   private events are unknown, so its log keeps them as counts; each other seat gets one
   line, for itself alone, naming its imagined hand and removed tiles. An information state
@@ -58,7 +58,6 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "(the open_spiel package)"
     ) from exc
 
-from noreturn.bots.sampling import determinize
 from noreturn.engine import (
     COLOUR_LETTERS,
     Action,
@@ -75,6 +74,7 @@ from noreturn.engine import (
     decode_action,
     encode_action,
     make_tile,
+    sample_world,
     tile_code,
     tiles_text,
     view,
@@ -474,7 +474,7 @@ class NoReturnState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
                                 probability_sampler: Callable[[], float]) -> NoReturnState:
         """A state that ``player_id`` cannot tell apart from this one, hidden tiles redealt.
 
-        The hidden tiles come from ``bots.sampling.determinize`` of the seat's view, with a
+        The hidden tiles come from ``sample_world`` of the seat's view, with a
         generator seeded by one number of ``probability_sampler`` (any callable giving
         floats in [0, 1), such as ``pyspiel.UniformProbabilitySampler(0., 1.)`` or
         ``random.Random(7).random``). The new state's log keeps the seat's own private
@@ -483,7 +483,7 @@ class NoReturnState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
         """
         game = self.table.game
         rng = Random(int(probability_sampler() * (1 << 53)))
-        imagined = determinize(view(game, player_id), rng)
+        imagined = sample_world(view(game, player_id), rng)
         log = [e if e.actor == player_id else e.forget_private() for e in self.table.log]
         log += [imagined_event(view(imagined, seat))
                 for seat in range(imagined.n) if seat != player_id]

@@ -1,30 +1,34 @@
-"""Determinization: a full game state consistent with what one seat knows.
+"""Sampled worlds: a full game state consistent with what one seat knows.
 
 A search bot cannot look at the hidden tiles, so it imagines them: every tile the seat has
 not seen (``View.unseen``) is dealt at random over the places it cannot see into, with the
 counts it does know (each other hand's size, the bag's size, how many tiles each other
 player exchanged, and while the mulligan runs, how many each set aside). Everything public
-is copied. Each sample is a possible truth; averaging over many is how the search copes
-with not knowing.
+is copied. Each sample is a possible truth; averaging over many is how a search copes with
+not knowing.
+
+This lives in the engine because it builds a ``GameState`` field by field: only the engine
+may do that, so a world can never break an invariant the rules rely on. Bots, hints and the
+OpenSpiel adapter all sample through ``sample_world``.
 """
 
 from __future__ import annotations
 
 from random import Random
 
-from noreturn.bots.base import BotError
-from noreturn.engine import GameState, View
-from noreturn.engine.state import MULLIGAN, STAGE_NAMES
+from noreturn.engine.errors import RulesError
+from noreturn.engine.state import MULLIGAN, STAGE_NAMES, GameState
+from noreturn.engine.view import View
 
 
-def determinize(view: View, rng: Random) -> GameState:
+def sample_world(view: View, rng: Random) -> GameState:
     """A random game state that agrees with everything ``view`` shows.
 
     Raises:
-        BotError: the view is a spectator's (no seat), which has no hand to keep.
+        RulesError: the view is a spectator's (no seat), which has no hand to keep.
     """
     if view.seat is None or view.hand is None:
-        raise BotError("determinize needs a seat's view, not a spectator's")
+        raise RulesError("a world is sampled for a seat's view, not a spectator's")
     seat = view.seat
     state = GameState(view.rules, view.start_player)
     _copy_public(state, view)
@@ -56,7 +60,8 @@ def determinize(view: View, rng: Random) -> GameState:
         state.aside = [t for m in state.mulligan_tiles if m for t in m]
     state.bag = hidden
     if len(hidden) != view.bag_count:
-        raise BotError(f"determinize: {len(hidden)} tiles left for a bag of {view.bag_count}")
+        raise RulesError(f"sample_world: {len(hidden)} tiles left for a bag of "
+                         f"{view.bag_count}")
     return state
 
 

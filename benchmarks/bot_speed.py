@@ -22,7 +22,7 @@ from rich.table import Table
 
 from noreturn.bots import make_bot
 from noreturn.bots.base import LEVELS
-from noreturn.bots.heuristic import HeuristicBot
+from noreturn.bots.yardsticks.heuristic_v1 import HeuristicV1Bot as HeuristicBot
 from noreturn.engine import GameState, Rules, legal_actions, new_game, view
 
 

@@ -49,7 +49,7 @@ from rich.table import Table
 
 import noreturn.rl.openspiel as nr_openspiel
 from noreturn.bots import Deck, make_bot
-from noreturn.bots import policy as heuristic_policy
+from noreturn.bots.yardsticks import policy_v1 as heuristic_policy
 from noreturn.engine import encode_action, legal_actions, playout, view
 from noreturn.rl import features
 from noreturn.sim.stats import wilson_interval

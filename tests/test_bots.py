@@ -9,11 +9,12 @@ from random import Random
 import pytest
 
 from noreturn.bots import Deck, make_bot, play_game
-from noreturn.bots.base import LEVELS, BotError, bot_names
+from noreturn.bots.base import CURRENT, LEVELS, BotError, Budget, bot_names, budget_of
 from noreturn.bots.evaluate import action_value, action_values, row_credit
-from noreturn.bots.heuristic import HeuristicBot
 from noreturn.bots.hints import suggest
-from noreturn.bots.ismcts import IsmctsBot, candidates
+from noreturn.bots.yardsticks.heuristic_v1 import HeuristicV1Bot as HeuristicBot
+from noreturn.bots.yardsticks.ismcts_v1 import IsmctsV1Bot as IsmctsBot
+from noreturn.bots.yardsticks.ismcts_v1 import candidates
 from noreturn.engine import (
     Action,
     Declare,
@@ -41,7 +42,30 @@ def test_registry_knows_every_bot_and_level() -> None:
     for name in ("random", "greedy", "heuristic", "ismcts", *LEVELS):
         assert name in names
         if name != "external":
-            assert make_bot(name).name in {"random", "greedy", "heuristic", "ismcts"}
+            assert make_bot(name).name in {"random", "greedy", "heuristic-v1", "ismcts-v1"}
+
+
+def test_the_general_names_stand_for_the_current_bots() -> None:
+    assert CURRENT == {"heuristic": "heuristic-v1", "ismcts": "ismcts-v1"}
+    for name, bot in CURRENT.items():
+        assert make_bot(f"{name}").name == make_bot(bot).name == bot
+        assert bot_names()[name].startswith(f"now {bot}: ")
+    assert isinstance(make_bot("ismcts:iterations=9"), IsmctsBot)
+
+
+def test_a_thinking_bot_says_its_budget_and_a_fast_one_has_none() -> None:
+    assert budget_of(make_bot("ismcts:iterations=17")) == Budget(iterations=17)
+    assert budget_of(make_bot("ismcts-v1:time=0.5")) == Budget(seconds=0.5)
+    assert budget_of(make_bot("hard")) == Budget(seconds=1.0)
+    for fast in ("random", "greedy", "heuristic", "easy", "medium"):
+        assert budget_of(make_bot(fast)) is None
+
+
+@pytest.mark.parametrize("options", ["time=-1", "time=0", "time=nan", "time=inf",
+                                     "iterations=0", "c=-0.1", "c=nan"])
+def test_ismcts_refuses_a_budget_it_cannot_keep(options: str) -> None:
+    with pytest.raises(BotError, match="time must be above 0"):
+        make_bot(f"ismcts:{options}")
 
 
 def test_unknown_bot_names_the_choices() -> None:

@@ -12,18 +12,25 @@ coalesce).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from random import Random
 
 import pytest
 from sqlalchemy import func, select
 
+from noreturn.bots import base
+from noreturn.bots.base import Budget
+from noreturn.engine import Action, View
 from noreturn.server.broadcast import LocalBroadcaster
 from noreturn.server.db import MoveRow, make_engine, migrate
 from noreturn.server.schemas import CreateTable, SeatIn
 from noreturn.server.service import (
     FAST_RUN,
+    BadRequestError,
     ConflictError,
     ForbiddenError,
     TableService,
+    check_level,
     hash_token,
 )
 
@@ -110,6 +117,41 @@ def test_a_slow_bot_or_a_bot_delay_leaves_the_bot_due_after_a_persons_move(
         acted = service.act(table_id, 0, state["legal"][-1], state["version"], bots_after)
         assert acted.version == state["version"] + 1, level  # the person's move only
         assert acted.bot_due, level
+    engine.dispose()
+
+
+class _Thinker:
+    """A new search bot: it says its budget, and the server needs no edit to know it."""
+
+    name = "thinker"
+
+    def __init__(self, seconds: float) -> None:
+        self.budget = Budget(seconds=seconds)
+
+    def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
+        return legal[-1]
+
+
+def test_a_bot_with_a_budget_is_capped_and_thinks_outside_the_lock(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(base._REGISTRY, "thinker", lambda options: _Thinker(float(options)))
+    monkeypatch.setitem(base.CURRENT, "ismcts", "thinker")
+    with pytest.raises(BadRequestError, match="at most time=3"):
+        check_level("ismcts:4")
+    assert check_level("ismcts:0.01") == "ismcts:0.01"
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    table_id, token = _started(service, [SeatIn(kind="human", name="Ada"),
+                                         SeatIn(kind="bot", level="ismcts:0.01")])
+    turn = service.bot_turn(table_id, run_on=True)
+    if turn is None:  # the person is to move first
+        state = service.state_message(table_id, 0, hash_token(token))
+        acted = service.act(table_id, 0, state["legal"][-1], state["version"], True)
+        assert acted.bot_due  # the bot did not move inside the person's write
+        turn = service.bot_turn(table_id, run_on=True)
+    assert callable(turn)  # decided outside the lock, then stored by bot_apply
+    assert service.bot_apply(table_id, turn()) is not None
     engine.dispose()
 
 

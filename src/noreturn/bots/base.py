@@ -8,6 +8,7 @@ hand or the bag: it is honest by construction, not by promise.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from random import Random
 from typing import Protocol, runtime_checkable
 
@@ -25,6 +26,11 @@ class Bot(Protocol):
     A bot may also have ``start_game(seat, names)`` and ``end_game(final_view)``; the game
     runner calls them when present (an external program is started and told the result
     through them).
+
+    A bot that thinks (a search taking a noticeable time per decision) also has a
+    ``budget`` attribute, a ``Budget``; ``budget_of`` reads it. Front ends go by it alone:
+    the server runs such a bot outside its table lock and caps its budget, and a user
+    interface shows it thinking. A bot without one decides in well under a millisecond.
     """
 
     name: str
@@ -32,6 +38,25 @@ class Bot(Protocol):
     def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
         """The chosen action; it must be one of ``legal``."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """What one decision of a thinking bot may cost: iterations, or seconds of wall clock.
+
+    Attributes:
+        seconds: the time per decision, when the search is budgeted by time.
+        iterations: the search iterations per decision, when budgeted by count.
+    """
+
+    seconds: float | None = None
+    iterations: int | None = None
+
+
+def budget_of(bot: object) -> Budget | None:
+    """The budget of a bot that thinks, ``None`` for a fast one (see ``Bot``)."""
+    budget = getattr(bot, "budget", None)
+    return budget if isinstance(budget, Budget) else None
 
 
 BotFactory = Callable[[str], Bot]
@@ -42,6 +67,10 @@ _DESCRIPTIONS: dict[str, str] = {}
 
 LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "ismcts", "expert": "ismcts:time=3"}
 """Player-facing levels and the bot spec each stands for."""
+
+CURRENT = {"heuristic": "heuristic-v1", "ismcts": "ismcts-v1"}
+"""The general names and the registered bot each stands for now: a better bot takes over a
+name here, while the frozen yardsticks keep their own names (``bots/yardsticks``)."""
 
 
 def register(name: str, description: str) -> Callable[[BotFactory], BotFactory]:
@@ -59,6 +88,7 @@ def bot_names() -> dict[str, str]:
     """Every registered bot name with its one-line description, levels included."""
     _load_builtin()
     names = dict(_DESCRIPTIONS)
+    names.update({name: f"now {bot}: {_DESCRIPTIONS[bot]}" for name, bot in CURRENT.items()})
     names.update({level: f"level: {spec}" for level, spec in LEVELS.items()})
     return names
 
@@ -72,6 +102,7 @@ def make_bot(spec: str) -> Bot:
     _load_builtin()
     spec = LEVELS.get(spec.strip(), spec.strip())
     name, _, options = spec.partition(":")
+    name = CURRENT.get(name, name)
     if name not in _REGISTRY:
         known = ", ".join(sorted(bot_names()))
         raise BotError(f"no bot named {name!r}: choose one of {known}")
@@ -96,6 +127,6 @@ def parse_options(text: str, allowed: dict[str, type]) -> dict[str, float | int 
 def _load_builtin() -> None:
     """Import the modules that register the built-in bots (once)."""
     import noreturn.bots.external  # noqa: PLC0415 - registers on import
-    import noreturn.bots.heuristic  # noqa: PLC0415 - registers on import
-    import noreturn.bots.ismcts  # noqa: PLC0415 - registers on import
-    import noreturn.bots.simple  # noqa: F401, PLC0415 - registers on import
+    import noreturn.bots.simple  # noqa: PLC0415 - registers on import
+    import noreturn.bots.yardsticks.heuristic_v1  # noqa: PLC0415 - registers on import
+    import noreturn.bots.yardsticks.ismcts_v1  # noqa: F401, PLC0415 - registers on import

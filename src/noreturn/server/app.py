@@ -135,13 +135,13 @@ made them fight over the connection pool and the GIL (a connection each, and a c
 switch on every hand-over), which cost more than it overlapped. The pool holds as many
 connections (db.DB_POOL_SIZE)."""
 THINKERS = 1
-"""Slow bot decisions (ISMCTS: about a second each, at most ``service.MAX_BOT_SECONDS``)
-running at once per process, in their own threads, so they never hold up the service
-calls. They wait in turn (anyio's limiter is first come, first served), one decision per
-table at a time: the tables with a slow bot to move take turns. One: the decisions share
-one interpreter lock, so more threads add no moves per second, only contention for the
-event loop (measured with 12 tables of expert bots beside 30 of fast ones: a bystander's
-ping p99 100 ms with two thinkers, 65-73 ms with one; 229 ms with the former four)."""
+"""Slow bot decisions (bots with a ``Budget``: about a second each, at most
+``service.MAX_BOT_SECONDS``) running at once per process, in their own threads, so they never
+hold up the service calls. They wait in turn (anyio's limiter is first come, first served), one
+decision per table at a time: the tables with a slow bot to move take turns. One: the decisions
+share one interpreter lock, so more threads add no moves per second, only contention for the
+event loop (measured with 12 tables of expert bots beside 30 of fast ones: a bystander's ping p99
+100 ms with two thinkers, 65-73 ms with one; 229 ms with the former four)."""
 BOT_LANES = 2
 """Bot steps (service calls: a fast bot's move or run of moves, a slow one's storing)
 running at once per process. Fewer than ``WORKERS``, so people's requests always find a

@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import math
 import re
 import secrets
 import unicodedata
@@ -39,8 +38,7 @@ from typing import Any, NamedTuple, NoReturn
 from sqlalchemy import Engine, Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
-from noreturn.bots.base import BotError, make_bot
-from noreturn.bots.ismcts import IsmctsBot
+from noreturn.bots.base import BotError, budget_of, make_bot
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import NoReturnError, Rules, parse_action, tile_code
 from noreturn.server.db import MoveRow, SeatRow, TableRow, now
@@ -66,8 +64,9 @@ TAKEOVER_LEVEL = "medium"
 BOT_LEVELS = ("easy", "medium", "hard", "expert", "random", "greedy", "heuristic", "ismcts")
 """Bot specs a table may seat. Never ``external:``: that would run a command on the server."""
 MAX_BOT_SECONDS = 3.0
-"""The longest an ISMCTS bot may think per move here: the ``expert`` level's time. Bot
-decisions queue for a few threads (``app.THINKERS``), so this bounds a table's turn."""
+"""The longest a thinking bot (one with a ``Budget``) may think per move here: the
+``expert`` level's time. Bot decisions queue for a few threads (``app.THINKERS``), so this
+bounds a table's turn."""
 MAX_BOT_ITERATIONS = 20_000
 FAST_RUN = 32
 """At most this many fast bot moves in one write (``bot_turn(run_on=True)``, ``act(...,
@@ -190,15 +189,11 @@ def check_level(level: str | None) -> str:
         bot = make_bot(spec)
     except BotError as exc:
         raise BadRequestError(f"bot level {spec!r}: {exc}") from exc
-    if isinstance(bot, IsmctsBot) and (
-            bot.seconds > MAX_BOT_SECONDS or (bot.iterations or 0) > MAX_BOT_ITERATIONS):
+    budget = budget_of(bot)
+    if budget is not None and ((budget.seconds or 0) > MAX_BOT_SECONDS
+                               or (budget.iterations or 0) > MAX_BOT_ITERATIONS):
         raise BadRequestError(f"bot level {spec!r}: at most time={MAX_BOT_SECONDS:g} or "
                          f"iterations={MAX_BOT_ITERATIONS} per move on this server")
-    if isinstance(bot, IsmctsBot) and not (
-            0 < bot.seconds <= MAX_BOT_SECONDS and (bot.iterations is None or bot.iterations > 0)
-            and math.isfinite(bot.c) and bot.c >= 0):
-        raise BadRequestError(f"bot level {spec!r}: time must be above 0 (seconds), "
-                              "iterations at least 1 and c a number from 0 up")
     return spec
 
 
@@ -777,7 +772,7 @@ class TableService:
     @staticmethod
     def _bot_run(game: LocalTable, most: int, after_person: bool = False) -> list[Move]:
         """Let the fast bots to move play, up to ``most`` moves, until a person or a slow
-        bot (ISMCTS) is to move or the game is over; the moves made.
+        bot (one with a ``Budget``) is to move or the game is over; the moves made.
 
         A bot that fails (a bug: a bot's own errors are handled by its fallback) ends the
         run; the moves before it are kept, so a person's move (``after_person``) is never
@@ -785,7 +780,7 @@ class TableService:
         """
         made: list[Move] = []
         while (len(made) < most and game.bot_to_move()
-               and not isinstance(game.bots[game.state.to_move], IsmctsBot)):
+               and budget_of(game.bots[game.state.to_move]) is None):
             try:
                 move = game.bot_job()()
             except Exception:
@@ -800,10 +795,10 @@ class TableService:
         return made
 
     def bot_turn(self, table_id: str, run_on: bool = False) -> int | Callable[[], BotMove] | None:
-        """The bot to move's turn: None if no bot is to move; a fast bot (any but ISMCTS,
-        deciding in well under a millisecond) decides and its move is stored now (the new
-        version is returned); a slow one's decision is returned, to be made outside the
-        table's lock (it may take seconds) and stored by ``bot_apply``.
+        """The bot to move's turn: None if no bot is to move; a fast bot (one without a
+        ``Budget``, deciding in well under a millisecond) decides and its move is stored now
+        (the new version is returned); a slow one's decision is returned, to be made
+        outside the table's lock (it may take seconds) and stored by ``bot_apply``.
 
         ``run_on`` (bots with no delay): the fast bots to move after it play on in the same
         write, up to ``FAST_RUN`` moves, until a person or a slow bot is to move or the
@@ -817,7 +812,7 @@ class TableService:
             game = self._bot_due(known, held)
             if game is None:
                 return None
-            if isinstance(game.bots[game.state.to_move], IsmctsBot):
+            if budget_of(game.bots[game.state.to_move]) is not None:
                 return game.bot_job()
             with self._changing(table_id):
                 moves = self._bot_run(game, FAST_RUN if run_on else 1)

@@ -1,4 +1,9 @@
-"""The ``ismcts`` bot: information-set Monte Carlo tree search.
+"""Frozen: ``ismcts-v1``, a yardstick (see ``yardsticks/__init__.py``).
+
+Every gain of a new search bot is measured against this one, so it must not move: change
+nothing here but what the engine's API forces (``tests/bots/test_yardsticks.py`` checks).
+
+The first ``ismcts`` bot: information-set Monte Carlo tree search.
 
 Each iteration imagines the hidden tiles (``sample_world``: a state consistent with
 everything the seat knows), then walks a tree of this seat's own decisions. A node's
@@ -13,7 +18,7 @@ Branching is kept in check by the candidate actions (``candidates``): the heuris
 choice, the declaration, placing a colour's top tiles, the cheapest payment for each
 scoring option and single-tile exchanges. The search then spends its iterations on moves
 that differ in substance rather than on 160 ways of throwing tiles away. Other players and
-all rollouts follow the heuristic strategy (``policy.py``), so the search is a lookahead
+all rollouts follow the heuristic strategy (``policy_v1.py``), so the search is a lookahead
 improvement of that strategy against opponents who play like it.
 
 Options: ``ismcts:iterations=2000`` or ``ismcts:time=1.0`` (seconds per decision; the
@@ -27,9 +32,9 @@ import time
 from collections.abc import Sequence
 from random import Random
 
-from noreturn.bots import policy
-from noreturn.bots.base import parse_options, register
-from noreturn.bots.heuristic import HeuristicBot
+from noreturn.bots.base import BotError, Budget, parse_options, register
+from noreturn.bots.yardsticks import policy_v1 as policy
+from noreturn.bots.yardsticks.heuristic_v1 import HeuristicV1Bot
 from noreturn.engine import (
     Action,
     Exchange,
@@ -109,10 +114,10 @@ def reward(state: GameState, seat: int) -> float:
     return WIN_WEIGHT * win + (1 - WIN_WEIGHT) * (0.5 + margin)
 
 
-class IsmctsBot:
+class IsmctsV1Bot:
     """Search within a budget of iterations or seconds per decision."""
 
-    name = "ismcts"
+    name = "ismcts-v1"
 
     def __init__(self, iterations: int | None = None, seconds: float = 1.0,
                  c: float = 0.7) -> None:
@@ -120,7 +125,14 @@ class IsmctsBot:
         self.seconds = seconds
         self.c = c
         self.last_iterations = 0
-        self._fallback = HeuristicBot()
+        self._fallback = HeuristicV1Bot()
+
+    @property
+    def budget(self) -> Budget:
+        """What one decision may cost: the iterations when given, else the seconds."""
+        if self.iterations:
+            return Budget(iterations=self.iterations)
+        return Budget(seconds=self.seconds)
 
     def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
         """The root action visited most often by the search."""
@@ -179,9 +191,14 @@ def _advance(state: GameState, seat: int, rng: Random) -> bool:
     return False
 
 
-@register("ismcts-v1", "frozen yardstick: the first ISMCTS, never changed")
-@register("ismcts", "information-set MCTS; ismcts:time=1 (s per move) or ismcts:iterations=N")
-def _ismcts(options: str) -> IsmctsBot:
+@register("ismcts-v1", "frozen yardstick: the first information-set MCTS, never changed; "
+          ":time=1 (s per move) or :iterations=N")
+def _ismcts_v1(options: str) -> IsmctsV1Bot:
     values = parse_options(options, {"time": float, "iterations": int, "c": float})
-    return IsmctsBot(iterations=int(values["iterations"]) if "iterations" in values else None,
-                     seconds=float(values.get("time", 1.0)), c=float(values.get("c", 0.7)))
+    iterations = int(values["iterations"]) if "iterations" in values else None
+    seconds, c = float(values.get("time", 1.0)), float(values.get("c", 0.7))
+    if not (0 < seconds < math.inf and (iterations is None or iterations > 0)
+            and 0 <= c < math.inf):
+        raise BotError("ismcts-v1 options: time must be above 0 (seconds), iterations at "
+                       "least 1 and c a number from 0 up")
+    return IsmctsV1Bot(iterations=iterations, seconds=seconds, c=c)

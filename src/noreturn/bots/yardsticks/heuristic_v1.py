@@ -1,4 +1,9 @@
-"""The ``heuristic`` bot: a documented strategy, and the reasons behind each move.
+"""Frozen: ``heuristic-v1``, a yardstick (see ``yardsticks/__init__.py``).
+
+Every gain of a new bot is measured against this bot, so it must not move: change nothing
+here but what the engine's API forces (``tests/bots/test_yardsticks.py`` checks).
+
+The first ``heuristic`` bot: a documented strategy, and the reasons behind each move.
 
 The game is an investment followed by a race. In phase 1 every tile put in a row costs its
 value now and is worth twice its value once scored; in phase 2 each turn can score only one
@@ -20,7 +25,7 @@ bag runs out counts against you. So the strategy is:
 5. **Time the switch** to phase 2 from the bag: the turns the bag still allows (estimated
    from how fast it has emptied so far) against the scoring turns the rows need (their sums
    against the hand's paying power), with a margin of one turn in two-player games and
-   one turn later with more players (measured by tournaments, see ``policy.py``).
+   one turn later with more players (measured by tournaments, see ``policy_v1.py``).
 
 Mulligan: tiles of 4 or less are set aside; they start no row and pay little.
 """
@@ -30,8 +35,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from random import Random
 
-from noreturn.bots import policy
 from noreturn.bots.base import BotError, parse_options, register
+from noreturn.bots.yardsticks import policy_v1 as policy
 from noreturn.engine import (
     COLOUR_NAMES,
     Action,
@@ -49,10 +54,10 @@ from noreturn.engine import (
 from noreturn.engine.rollout import to_action
 
 
-class HeuristicBot:
+class HeuristicV1Bot:
     """The documented strategy above; ``decide`` also says why."""
 
-    name = "heuristic"
+    name = "heuristic-v1"
 
     def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
         """The strategy's choice among ``legal``."""
@@ -105,8 +110,8 @@ def reason(state: GameState, action: Action) -> str:
     return "nothing else is possible"
 
 
-@register("heuristic-v1", "frozen yardstick: the first documented strategy, never changed")
-@register("heuristic", "a documented strategy: high rows, small gaps, timed declaration")
-def _heuristic(options: str) -> HeuristicBot:
+@register("heuristic-v1", "frozen yardstick: the first heuristic (high rows, small gaps, timed "
+          "declaration), never changed")
+def _heuristic_v1(options: str) -> HeuristicV1Bot:
     parse_options(options, {})
-    return HeuristicBot()
+    return HeuristicV1Bot()

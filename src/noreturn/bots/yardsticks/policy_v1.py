@@ -1,4 +1,9 @@
-"""The heuristic strategy as a fast policy on a game state (see ``heuristic.py`` for why).
+"""Frozen: the policy of ``heuristic-v1``, a yardstick (see ``yardsticks/__init__.py``).
+
+Every gain of a new bot is measured against this strategy, so it must not move: change
+nothing here but what the engine's API forces (``tests/bots/test_yardsticks.py`` checks).
+
+The heuristic strategy as a fast policy on a game state (see ``heuristic_v1.py`` for why).
 
 It reads only what the player to move may know (its own hand and rows, the public table,
 the bag's size), so it can run on an imagined state inside a search as well as for the

@@ -18,6 +18,7 @@ from noreturn.engine import (
     View,
     make_tile,
     tiles_text,
+    tiles_value,
 )
 
 
@@ -70,7 +71,7 @@ def render_table(view: View, names: list[str]) -> str:
     for seat, name in enumerate(names):
         marker = ">" if seat == view.to_move and not view.is_over else " "
         pile = view.piles[seat]
-        pile_sum = sum(t & 31 for t in pile)
+        pile_sum = tiles_value(pile)
         lines.append(
             f"{marker} {name}: phase {view.phases[seat]}, hand {view.hand_counts[seat]}, "
             f"pile {pile_sum} ({plural(len(pile), 'tile')}), score now {view.scores[seat]}"

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from noreturn.engine import Action, Declare, Exchange, Mulligan, Place, Score, View
+from noreturn.engine import (
+    Action,
+    Declare,
+    Exchange,
+    Mulligan,
+    Place,
+    Score,
+    View,
+    row_due,
+    tiles_value,
+)
 
 FULL_CREDIT = 1.5
 
@@ -22,7 +32,7 @@ def row_credit(view: View) -> float:
 
 def values(tiles: tuple[int, ...]) -> int:
     """The sum of the tiles' face values."""
-    return sum([t & 31 for t in tiles])
+    return tiles_value(tiles)
 
 
 def action_value(view: View, action: Action) -> float:
@@ -46,7 +56,7 @@ def action_values(view: View, actions: Sequence[Action]) -> list[float]:
         elif isinstance(action, Place):
             out.append(place_rate * values(action.tiles))
         elif isinstance(action, Score) and rows is not None:
-            scored = sum(rows[action.row][-action.count:])
+            scored = row_due(rows[action.row], action.count)
             out.append(2.0 * scored - 0.1 * values(action.pay))
         elif isinstance(action, Mulligan):
             out.append(-0.01 * len(action.tiles))

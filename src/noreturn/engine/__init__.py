@@ -9,6 +9,14 @@ Typical use::
             state.apply(state.sample_draw(rng))
         else:
             state.play(choose_somehow(legal_actions(state)))
+
+The rules are written once, here. Bots, rollouts and front ends that need a rule use the
+primitives below rather than a copy: ``fits_row``/``row_limit``/``placeable`` (which tile a
+row takes), ``covers``/``row_due``/``row_dues`` (what a score costs and what pays it), and
+read tiles with ``colour_of``/``value_of`` (or ``TILE_COLOUR``/``TILE_VALUE`` in hot
+loops), ``tiles_value`` and ``colour_sums``. A policy for ``playout`` returns a
+``Decision`` tuple whose kind is one of ``PASS``, ``DECLARE``, ``MULLIGAN_CHOICE``,
+``EXCHANGE``, ``PLACE``, ``SCORE``; ``to_action`` turns it into an action.
 """
 
 from noreturn.engine.actions import (
@@ -25,31 +33,76 @@ from noreturn.engine.actions import (
     texts_of,
 )
 from noreturn.engine.chance import ShuffledBag, reshuffled
-from noreturn.engine.encoding import decode_action, encode_action, layout, num_actions
+from noreturn.engine.encoding import (
+    decode_action,
+    encode_action,
+    encode_actions,
+    layout,
+    num_actions,
+)
 from noreturn.engine.errors import IllegalActionError, NoReturnError, NotationError, RulesError
-from noreturn.engine.legal import check, legal_actions, why_illegal
-from noreturn.engine.rollout import playout, rollout_action
-from noreturn.engine.state import GameState, new_game, resolve_chance
+from noreturn.engine.legal import (
+    check,
+    covers,
+    fits_row,
+    legal_actions,
+    placeable,
+    row_due,
+    row_dues,
+    row_limit,
+    why_illegal,
+)
+from noreturn.engine.rollout import (
+    DECLARE,
+    EXCHANGE,
+    MULLIGAN_CHOICE,
+    PASS,
+    PLACE,
+    SCORE,
+    Decision,
+    playout,
+    rollout_action,
+    to_action,
+)
+from noreturn.engine.state import (
+    DEAL,
+    MULLIGAN,
+    OVER,
+    PLAY,
+    STAGE_NAMES,
+    GameState,
+    new_game,
+    resolve_chance,
+)
 from noreturn.engine.tiles import (
     COLOUR_LETTERS,
     COLOUR_NAMES,
+    TILE_COLOUR,
+    TILE_VALUE,
     Rules,
     colour_of,
+    colour_sums,
     make_tile,
+    make_tiles,
     parse_tile,
     tile_code,
     tiles_text,
+    tiles_value,
     value_of,
 )
 from noreturn.engine.view import View, view
 from noreturn.engine.worlds import sample_world
 
 __all__ = [
-    "COLOUR_LETTERS", "COLOUR_NAMES", "Action", "Declare", "Draw", "Exchange", "GameState",
+    "COLOUR_LETTERS", "COLOUR_NAMES", "DEAL", "DECLARE", "EXCHANGE", "MULLIGAN",
+    "MULLIGAN_CHOICE", "OVER", "PASS", "PLACE", "PLAY", "SCORE", "STAGE_NAMES", "TILE_COLOUR",
+    "TILE_VALUE", "Action", "Decision", "Declare", "Draw", "Exchange", "GameState",
     "IllegalActionError", "Mulligan", "NoReturnError", "NotationError", "Pass", "Place",
     "PlayerAction", "Rules", "RulesError", "Score", "ShuffledBag", "View", "check",
-    "colour_of", "decode_action", "encode_action", "layout", "legal_actions", "make_tile",
-    "new_game", "num_actions", "parse_action", "parse_tile", "playout", "reshuffled",
-    "resolve_chance", "rollout_action", "sample_world", "texts_of", "tile_code",
-    "tiles_text", "value_of", "view", "why_illegal",
+    "colour_of", "colour_sums", "covers", "decode_action", "encode_action", "encode_actions",
+    "fits_row",
+    "layout", "legal_actions", "make_tile", "make_tiles", "new_game", "num_actions",
+    "parse_action", "parse_tile", "placeable", "playout", "reshuffled", "resolve_chance",
+    "rollout_action", "row_due", "row_dues", "row_limit", "sample_world", "texts_of",
+    "tile_code", "tiles_text", "tiles_value", "to_action", "value_of", "view", "why_illegal",
 ]

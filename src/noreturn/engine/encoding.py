@@ -34,7 +34,7 @@ from noreturn.engine.actions import (
 )
 from noreturn.engine.errors import NoReturnError
 from noreturn.engine.state import GameState
-from noreturn.engine.tiles import VALUE_BITS, Rules, make_tile
+from noreturn.engine.tiles import Rules, colour_of, make_tile, value_of
 
 PASS_ID, DECLARE_ID = 0, 1
 
@@ -113,7 +113,7 @@ def _encode(lay: ActionLayout, hand: list[int], action: Action) -> int:
         return DECLARE_ID
     if isinstance(action, Draw):
         tile = action.tile
-        return lay.draw + (tile >> VALUE_BITS) * lay.max_value + (tile & 31) - 1
+        return lay.draw + colour_of(tile) * lay.max_value + value_of(tile) - 1
     try:
         if isinstance(action, Score):
             return lay.score_id(action.row, action.count, hand_mask(hand, action.pay))

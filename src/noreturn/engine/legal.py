@@ -9,7 +9,7 @@ action ids (``encoding.py``), which is the canonical order.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from noreturn.engine.actions import (
@@ -29,14 +29,73 @@ from noreturn.engine.state import MULLIGAN, OVER, GameState
 from noreturn.engine.tiles import (
     COLOUR_LETTERS,
     COLOUR_NAMES,
-    VALUE_BITS,
-    VALUE_MASK,
+    MAX_SUPPORTED_VALUE,
+    TILE_COLOUR,
+    TILE_VALUE,
+    colour_of,
+    make_tile,
     tile_code,
     tiles_text,
+    tiles_value,
 )
 
 Choice = tuple[int, tuple[int, ...], int]
 """A choice of hand tiles: (mask of hand positions, tiles descending, sum of values)."""
+
+
+# ------------------------------------------------------------------ rule primitives
+# The rules of PLACE and SCORE, each written once: the legal actions, the checks, the
+# rollout policy and every bot use these rather than a copy (docs/rules.md, "Your turn").
+
+def row_limit(row: Sequence[int]) -> int:
+    """The highest value a tile placed on ``row`` (its values, first to last) may have.
+
+    A row only ever goes down: a tile goes on it when its value is at most the row's last
+    (equal is allowed), and any tile starts an empty row.
+    """
+    return row[-1] if row else MAX_SUPPORTED_VALUE
+
+
+def fits_row(row: Sequence[int], value: int) -> bool:
+    """Whether a tile of ``value`` may be placed at the end of ``row`` (see ``row_limit``)."""
+    return value <= row_limit(row)
+
+
+def placeable(hand: Iterable[int], rows: Sequence[Sequence[int]]) -> dict[int, list[int]]:
+    """The hand tiles that fit their colour's row, by colour (colours and tiles in hand
+    order): what a PLACE may take, one colour at a time."""
+    limits = [row_limit(row) for row in rows]
+    by_colour: dict[int, list[int]] = {}
+    for tile in hand:
+        colour = TILE_COLOUR[tile]
+        if TILE_VALUE[tile] <= limits[colour]:
+            if colour in by_colour:
+                by_colour[colour].append(tile)
+            else:
+                by_colour[colour] = [tile]
+    return by_colour
+
+
+def covers(paid: int, due: int) -> bool:
+    """Whether a payment whose values sum to ``paid`` pays ``due``: at least it, so
+    overpaying is allowed (the excess is lost)."""
+    return paid >= due
+
+
+def row_due(row: Sequence[int], count: int) -> int:
+    """What scoring the last ``count`` tiles of ``row`` costs: the sum of their values."""
+    return sum(row[-count:])
+
+
+def row_dues(row: Sequence[int]) -> list[int]:
+    """What scoring the last 1, 2, ... tiles of ``row`` costs: ``row_dues(row)[k - 1] ==
+    row_due(row, k)``, increasing with the count."""
+    dues: list[int] = []
+    due = 0
+    for value in reversed(row):
+        due += value
+        dues.append(due)
+    return dues
 
 
 def sub_choices(hand: list[int], lo: int, hi: int, most: int | None = None) -> list[Choice]:
@@ -58,7 +117,7 @@ def sub_choices(hand: list[int], lo: int, hi: int, most: int | None = None) -> l
         j = i + 1
         while j < hi and hand[j] == tile:
             j += 1
-        value = tile & VALUE_MASK
+        value = TILE_VALUE[tile]
         grown: list[Choice] = []
         bits, total = 0, 0
         tiles: tuple[int, ...] = ()
@@ -80,7 +139,7 @@ def colour_ranges(hand: list[int], colours: int) -> list[tuple[int, int]]:
     pos = 0
     for c in range(colours):
         lo = pos
-        while pos < len(hand) and hand[pos] >> VALUE_BITS == c:
+        while pos < len(hand) and TILE_COLOUR[hand[pos]] == c:
             pos += 1
         bounds.append((lo, pos))
     return bounds
@@ -114,9 +173,9 @@ def legal_actions(state: GameState) -> list[Action]:
 def _places(state: GameState, hand: list[int], ranges: list[tuple[int, int]]) -> list[Action]:
     places: list[Action] = []
     for colour, (lo, hi) in enumerate(ranges):
-        row = state.rows[state.to_move][colour]
+        limit = row_limit(state.rows[state.to_move][colour])
         end = lo
-        while end < hi and (not row or hand[end] & VALUE_MASK <= row[-1]):
+        while end < hi and TILE_VALUE[hand[end]] <= limit:
             end += 1
         places += [of_sorted(Place, tiles) for _, tiles, _ in sub_choices(hand, lo, end)[1:]]
     return places
@@ -126,14 +185,12 @@ def _scores(state: GameState, hand: list[int], ranges: list[tuple[int, int]]) ->
     payments = [sub_choices(hand, lo, hi)[1:] for lo, hi in ranges]
     scores: list[Action] = []
     for colour, row in enumerate(state.rows[state.to_move]):
-        due = 0
-        for count in range(1, len(row) + 1):
-            due += row[-count]
+        for count, due in enumerate(row_dues(row), 1):
             scores += [
                 score_of_sorted(colour, count, tiles)
                 for choices in payments
                 for _, tiles, total in choices
-                if total >= due
+                if covers(total, due)
             ]
     return scores
 
@@ -242,7 +299,7 @@ def _turn_problem(state: GameState, action: Action, tiles: tuple[int, ...]) -> s
 def _one_colour(tiles: tuple[int, ...], verb: str) -> str | None:
     if not tiles:
         return f"{verb} at least one tile"
-    if len({t >> VALUE_BITS for t in tiles}) > 1:
+    if len({colour_of(t) for t in tiles}) > 1:
         return f"{verb} tiles of one colour only"
     return None
 
@@ -253,10 +310,10 @@ def _place_problem(state: GameState, tiles: tuple[int, ...], phase: int) -> str 
     problem = _one_colour(tiles, "place") or _not_held(state, tiles)
     if problem:
         return problem
-    colour = tiles[0] >> VALUE_BITS
+    colour = colour_of(tiles[0])
     row = state.rows[state.to_move][colour]
-    if row and tiles[0] & VALUE_MASK > row[-1]:
-        lowest = tile_code(colour << VALUE_BITS | row[-1])
+    if not fits_row(row, TILE_VALUE[tiles[0]]):
+        lowest = tile_code(make_tile(colour, row[-1]))
         return (f"{tile_code(tiles[0])} is higher than {lowest}, the lowest tile of your "
                 f"{COLOUR_NAMES[colour]} row; a row only ever goes down")
     return None
@@ -278,9 +335,9 @@ def _score_problem(state: GameState, action: Score, phase: int) -> str | None:
     problem = _one_colour(action.pay, "pay with") or _not_held(state, action.pay)
     if problem:
         return problem
-    due = sum(row[-action.count:])
-    paid = sum(t & VALUE_MASK for t in action.pay)
-    if paid < due:
+    due = row_due(row, action.count)
+    paid = tiles_value(action.pay)
+    if not covers(paid, due):
         lowest = "lowest tile" if action.count == 1 else f"{action.count} lowest tiles"
         verb = "is worth" if len(action.pay) == 1 else "sum to"
         return (f"{tiles_text(action.pay)} {verb} {paid}, less than {due}, "

@@ -35,14 +35,20 @@ from noreturn.engine.actions import (
     Place,
     Score,
 )
+from noreturn.engine.legal import covers, placeable, row_dues
 from noreturn.engine.state import MULLIGAN, OVER, GameState
+from noreturn.engine.tiles import TILE_COLOUR, colour_sums, tiles_value
 
 PASS, DECLARE, MULLIGAN_CHOICE, EXCHANGE, PLACE, SCORE = range(6)
-Choice = tuple[int, int, int, tuple[int, ...]]
-"""(kind, row colour, count, tiles); row and count only mean something for SCORE."""
+"""The kinds of a ``Decision``."""
+Decision = tuple[int, int, int, tuple[int, ...]]
+"""A policy's decision: (kind, row colour, count, tiles); row and count only mean
+something for SCORE. Cheaper than an action value inside a playout."""
+Choice = Decision
+"""The former name of ``Decision``."""
 
 
-def choose(state: GameState, rng: Random) -> Choice:
+def choose(state: GameState, rng: Random) -> Decision:
     """The rollout policy's decision for the player to move (not at a chance node)."""
     random = rng.random
     seat = state.to_move
@@ -53,9 +59,9 @@ def choose(state: GameState, rng: Random) -> Choice:
     if state.phases[seat] == 1:
         if random() < 0.1:
             return (DECLARE, 0, 0, ())
-        placeable = _placeable(hand, state.rows[seat])
-        if placeable and random() < 0.75:
-            colour_tiles = placeable[int(random() * len(placeable))]
+        fitting = list(placeable(hand, state.rows[seat]).values())
+        if fitting and random() < 0.75:
+            colour_tiles = fitting[int(random() * len(fitting))]
             return (PLACE, 0, 0, _nonempty_subset(colour_tiles, random))
     else:
         choice = _score_choice(hand, state.rows[seat], random)
@@ -64,19 +70,6 @@ def choose(state: GameState, rng: Random) -> Choice:
     if not hand:
         return (PASS, 0, 0, ())
     return (EXCHANGE, 0, 0, _exchange_tiles(hand, state.rules.exchange_limit, random))
-
-
-def _placeable(hand: list[int], rows: list[list[int]]) -> list[list[int]]:
-    """The placeable hand tiles, one list per colour that has any."""
-    by_colour: dict[int, list[int]] = {}
-    for t in hand:
-        row = rows[t >> 5]
-        if not row or t & 31 <= row[-1]:
-            if t >> 5 in by_colour:
-                by_colour[t >> 5].append(t)
-            else:
-                by_colour[t >> 5] = [t]
-    return list(by_colour.values())
 
 
 def _nonempty_subset(tiles: list[int], random: Callable[[], float]) -> tuple[int, ...]:
@@ -89,31 +82,22 @@ def _nonempty_subset(tiles: list[int], random: Callable[[], float]) -> tuple[int
 
 def _score_choice(
     hand: list[int], rows: list[list[int]], random: Callable[[], float]
-) -> Choice | None:
+) -> Decision | None:
     draw = random
-    power: dict[int, int] = {}
-    for t in hand:
-        power[t >> 5] = power.get(t >> 5, 0) + (t & 31)
+    power = colour_sums(hand)
     if not power:
         return None
     best = max(power.values())
-    payable = [c for c, row in enumerate(rows) if row and row[-1] <= best]
+    payable = [c for c, row in enumerate(rows) if row and covers(best, row[-1])]
     if not payable or draw() >= 0.75:
         return None
     colour = payable[int(draw() * len(payable))]
-    row = rows[colour]
-    dues = []
-    due = 0
-    for v in reversed(row):
-        due += v
-        if due > best:
-            break
-        dues.append(due)
+    dues = [due for due in row_dues(rows[colour]) if covers(best, due)]  # a prefix: dues grow
     count = int(draw() * len(dues))
     due = dues[count]
-    payers = [c for c, total in power.items() if total >= due]
+    payers = [c for c, total in power.items() if covers(total, due)]
     payer = payers[int(draw() * len(payers))]
-    tiles = [t for t in hand if t >> 5 == payer]
+    tiles = [t for t in hand if TILE_COLOUR[t] == payer]
     return (SCORE, colour, count + 1, _covering_subset(tiles, due, draw))
 
 
@@ -126,11 +110,12 @@ def _covering_subset(tiles: list[int], due: int, random: Callable[[], float]) ->
     draw = random
     for _ in range(8):
         chosen = [t for t in tiles if draw() < 0.5]
-        if sum(t & 31 for t in chosen) >= due:
+        if covers(tiles_value(chosen), due):
             return tuple(chosen)
     n = len(tiles)
     covering = [
-        m for m in range(1, 1 << n) if sum(tiles[i] & 31 for i in range(n) if m >> i & 1) >= due
+        m for m in range(1, 1 << n)
+        if covers(tiles_value([tiles[i] for i in range(n) if m >> i & 1]), due)
     ]
     mask = covering[int(draw() * len(covering))]
     return tuple(tiles[i] for i in range(n) if mask >> i & 1)
@@ -148,7 +133,7 @@ def rollout_action(state: GameState, rng: Random) -> Action:
     return to_action(choose(state, rng))
 
 
-def to_action(choice: Choice) -> Action:
+def to_action(choice: Decision) -> Action:
     """The action value of a policy's decision tuple."""
     kind, row, count, tiles = choice
     if kind == PLACE:
@@ -165,7 +150,7 @@ def to_action(choice: Choice) -> Action:
 
 
 def playout(
-    state: GameState, rng: Random, policy: Callable[[GameState, Random], Choice] | None = None
+    state: GameState, rng: Random, policy: Callable[[GameState, Random], Decision] | None = None
 ) -> int:
     """Play ``state`` to the end, in place; returns the turns taken.
 
@@ -190,8 +175,7 @@ def playout(
         elif kind == SCORE:
             state._score(row, count, tiles)
         elif kind == DECLARE:
-            state.phases[state.to_move] = 2
-            state.declared += 1
+            state._declare()
         elif kind == MULLIGAN_CHOICE:
             state._mulligan(tiles)
         else:

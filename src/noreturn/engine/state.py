@@ -25,7 +25,7 @@ from noreturn.engine.actions import (
     Score,
 )
 from noreturn.engine.errors import RulesError
-from noreturn.engine.tiles import VALUE_BITS, VALUE_MASK, Rules
+from noreturn.engine.tiles import TILE_COLOUR, TILE_VALUE, Rules, make_tiles
 
 DEAL, MULLIGAN, PLAY, OVER = 0, 1, 2, 3
 STAGE_NAMES = ("deal", "mulligan", "play", "over")
@@ -178,8 +178,7 @@ class GameState:
         elif kind is Score:
             self._score(action.row, action.count, action.pay)  # type: ignore[union-attr]
         elif kind is Declare:
-            self.phases[self.to_move] = 2
-            self.declared += 1
+            self._declare()
         elif kind is Mulligan:
             self._mulligan(action.tiles)  # type: ignore[union-attr]
         else:
@@ -248,6 +247,12 @@ class GameState:
             self.stage = PLAY
         self.to_move = (self.to_move + 1) % self.n
 
+    def _declare(self) -> None:
+        """DECLARE: the player to move enters phase 2 for good and goes on with its turn
+        (docs/rules.md: declaring is free, and a phase-2 action follows in the same turn)."""
+        self.phases[self.to_move] = 2
+        self.declared += 1
+
     def _exchange(self, tiles: tuple[int, ...]) -> None:
         seat = self.to_move
         hand = self.hands[seat]
@@ -260,8 +265,8 @@ class GameState:
         hand = self.hands[self.to_move]
         for t in tiles:
             hand.remove(t)
-        row = self.rows[self.to_move][tiles[0] >> VALUE_BITS]
-        row.extend(sorted([t & VALUE_MASK for t in tiles], reverse=True))
+        row = self.rows[self.to_move][TILE_COLOUR[tiles[0]]]
+        row.extend(sorted([TILE_VALUE[t] for t in tiles], reverse=True))
         self.row_tiles += len(tiles)
         self._refill(hand)
 
@@ -274,8 +279,7 @@ class GameState:
         row = self.rows[seat][colour]
         taken = row[-count:]
         del row[-count:]
-        base = colour << VALUE_BITS
-        self.piles[seat].extend([base | v for v in taken])
+        self.piles[seat].extend(make_tiles(colour, taken))
         self.pile_sums[seat] += sum(taken)
         self.row_tiles -= count
         self._refill(hand)

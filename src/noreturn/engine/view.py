@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from noreturn.engine.errors import NoReturnError
 from noreturn.engine.state import OVER, STAGE_NAMES, GameState
-from noreturn.engine.tiles import VALUE_BITS, Rules
+from noreturn.engine.tiles import Rules, make_tiles
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +79,7 @@ class View:
             seen += self.own_mulligan
         for seat_rows, pile, paid in zip(self.rows, self.piles, self.paid, strict=True):
             for colour, row in enumerate(seat_rows):
-                seen += [colour << VALUE_BITS | v for v in row]
+                seen += make_tiles(colour, row)
             seen += pile
             seen += paid
         for tile in seen:

@@ -18,6 +18,7 @@ from random import Random
 
 from noreturn.engine.errors import RulesError
 from noreturn.engine.state import MULLIGAN, STAGE_NAMES, GameState
+from noreturn.engine.tiles import tiles_value
 from noreturn.engine.view import View
 
 
@@ -77,5 +78,5 @@ def _copy_public(state: GameState, view: View) -> None:
     state.rows = [[list(r) for r in rows] for rows in view.rows]
     state.row_tiles = sum(len(r) for rows in view.rows for r in rows)
     state.piles = [list(p) for p in view.piles]
-    state.pile_sums = [sum(t & 31 for t in p) for p in view.piles]
+    state.pile_sums = [tiles_value(p) for p in view.piles]
     state.paid = [list(p) for p in view.paid]

@@ -27,11 +27,13 @@ from noreturn.engine import (
     GameState,
     Rules,
     View,
+    colour_of,
+    encode_actions,
     layout,
     legal_actions,
+    tiles_value,
+    value_of,
 )
-from noreturn.engine.encoding import encode_actions
-from noreturn.engine.tiles import VALUE_BITS, VALUE_MASK
 
 STAGES = ("deal", "mulligan", "play", "over")
 SEAT_SCALARS = 9
@@ -56,7 +58,7 @@ def chance_outcome_count(rules: Rules) -> int:
 
 def tile_index(rules: Rules, tile: int) -> int:
     """The position of ``tile`` among the kinds of ``rules``: colour-major, value-minor."""
-    return (tile >> VALUE_BITS) * rules.max_value + (tile & VALUE_MASK) - 1
+    return colour_of(tile) * rules.max_value + value_of(tile) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +164,7 @@ def observation_tensor(seen: View) -> Observation:
         plane(base + 2 * kinds, seen.paid[seat])
         mulligan = seen.mulligan_counts[seat]
         row_sum = sum(sum(r) for r in seen.rows[seat])
-        pile_sum = sum(t & VALUE_MASK for t in seen.piles[seat])
+        pile_sum = tiles_value(seen.piles[seat])
         first = lay.scalars_start + rel * SEAT_SCALARS
         out[first:first + SEAT_SCALARS] = (
             seen.phases[seat] == 2,

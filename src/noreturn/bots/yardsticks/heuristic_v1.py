@@ -47,11 +47,14 @@ from noreturn.engine import (
     Place,
     Score,
     View,
+    colour_of,
+    make_tile,
+    row_due,
     sample_world,
     tile_code,
     tiles_text,
+    to_action,
 )
-from noreturn.engine.rollout import to_action
 
 
 class HeuristicV1Bot:
@@ -88,17 +91,17 @@ def reason(state: GameState, action: Action) -> str:
         return (f"declare phase 2: about {policy.turns_left(state):.0f} turns are left and "
                 f"your rows need {needed} scoring turns")
     if isinstance(action, Score):
-        due = sum(state.rows[seat][action.row][-action.count:])
+        due = row_due(state.rows[seat][action.row], action.count)
         return (f"score {action.count} of your {COLOUR_NAMES[action.row]} row for {due} "
                 f"points, paying {tiles_text(action.pay)} with the least overpay")
     if isinstance(action, Place):
-        colour = action.tiles[0] >> 5
+        colour = colour_of(action.tiles[0])
         row = state.rows[seat][colour]
         name = COLOUR_NAMES[colour]
         if not row:
             article = "an" if name[0] in "aeiou" else "a"
             return f"place {tiles_text(action.tiles)}: start {article} {name} row high"
-        below = tile_code(colour << 5 | row[-1])
+        below = tile_code(make_tile(colour, row[-1]))
         fits = "it fits" if len(action.tiles) == 1 else "they fit"
         return f"place {tiles_text(action.tiles)}: {fits} under your {below} with small gaps"
     if isinstance(action, Exchange):

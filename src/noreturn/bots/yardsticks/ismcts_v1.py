@@ -42,11 +42,14 @@ from noreturn.engine import (
     Place,
     Score,
     View,
+    colour_of,
     legal_actions,
+    placeable,
     playout,
     sample_world,
+    tiles_value,
+    to_action,
 )
-from noreturn.engine.rollout import to_action
 
 WIN_WEIGHT = 0.8
 MARGIN_SCALE = 80.0
@@ -81,7 +84,7 @@ def candidates(state: GameState) -> list[Action]:
     cheapest: dict[tuple[int, int], tuple[int, Score]] = {}
     for action in legal:
         if isinstance(action, Score):
-            paid = sum(t & 31 for t in action.pay)
+            paid = tiles_value(action.pay)
             key = (action.row, action.count)
             if key not in cheapest or paid < cheapest[key][0]:
                 cheapest[key] = (paid, action)
@@ -96,11 +99,11 @@ def candidates(state: GameState) -> list[Action]:
 
 def _is_top_chain(state: GameState, action: Place) -> bool:
     """Whether ``action`` places the highest placeable tiles of its colour, none skipped."""
-    colour = action.tiles[0] >> 5
-    row = state.rows[state.to_move][colour]
-    placeable = sorted((t for t in state.hands[state.to_move]
-                        if t >> 5 == colour and (not row or t & 31 <= row[-1])), reverse=True)
-    return list(action.tiles) == placeable[: len(action.tiles)]
+    colour = colour_of(action.tiles[0])
+    seat = state.to_move
+    fitting = sorted(placeable(state.hands[seat], state.rows[seat]).get(colour, []),
+                     reverse=True)
+    return list(action.tiles) == fitting[: len(action.tiles)]
 
 
 def reward(state: GameState, seat: int) -> float:

@@ -16,9 +16,24 @@ from __future__ import annotations
 import math
 from random import Random
 
-from noreturn.engine import GameState
-from noreturn.engine.rollout import DECLARE, EXCHANGE, MULLIGAN_CHOICE, PASS, PLACE, SCORE, Choice
-from noreturn.engine.state import MULLIGAN
+from noreturn.engine import (
+    DECLARE,
+    EXCHANGE,
+    MULLIGAN,
+    MULLIGAN_CHOICE,
+    PASS,
+    PLACE,
+    SCORE,
+    Decision,
+    GameState,
+    colour_of,
+    colour_sums,
+    covers,
+    fits_row,
+    row_dues,
+    tiles_value,
+    value_of,
+)
 
 START_MIN = 6
 MULLIGAN_MAX = 4
@@ -32,14 +47,6 @@ MAX_GAP = 5
 paired deals against ``greedy`` (win rate with 2/3/4 players): start 9, gap 2 gave
 84/48/34%; start 6, gap 5 gives 94/76/65%. Long rows built fast beat tidy rows built
 slowly, above all with more players, where each player gets fewer turns."""
-
-
-def colour_sums(hand: list[int]) -> dict[int, int]:
-    """Each colour's hand sum: what it can pay."""
-    sums: dict[int, int] = {}
-    for tile in hand:
-        sums[tile >> 5] = sums.get(tile >> 5, 0) + (tile & 31)
-    return sums
 
 
 def turns_left(state: GameState) -> float:
@@ -70,11 +77,11 @@ def best_place(state: GameState) -> tuple[float, tuple[int, ...]]:
     rows = state.rows[seat]
     lateness = 1.0 - min(turns_left(state) / 12.0, 1.0)
     best: tuple[float, tuple[int, ...]] = (0.0, ())
-    for colour in {t >> 5 for t in state.hands[seat]}:
+    for colour in {colour_of(t) for t in state.hands[seat]}:
         row = rows[colour]
-        tiles = sorted((t for t in state.hands[seat] if t >> 5 == colour), reverse=True)
+        tiles = sorted((t for t in state.hands[seat] if colour_of(t) == colour), reverse=True)
         value, chain = _chain(tiles, row[-1] if row else None)
-        value -= lateness * sum(t & 31 for t in chain) / 2
+        value -= lateness * tiles_value(chain) / 2
         if chain and value > best[0]:
             best = (value, tuple(chain))
     return best
@@ -85,14 +92,14 @@ def _chain(tiles: list[int], top: int | None) -> tuple[float, list[int]]:
     chain: list[int] = []
     value = 0.0
     for tile in tiles:
-        v = tile & 31
+        v = value_of(tile)
         if top is None:
             if v < START_MIN:
                 break
             gain = 2.0 * (v - START_MIN) + 1.0
-        elif v > top or top - v > MAX_GAP:
-            if v > top:
-                continue
+        elif not fits_row((top,), v):
+            continue
+        elif top - v > MAX_GAP:
             break
         else:
             gain = 3.0 - 1.5 * (top - v) + v / 4
@@ -109,10 +116,8 @@ def best_score(state: GameState) -> tuple[int, int, tuple[int, ...]] | None:
     power = max(sums.values(), default=0)
     best: tuple[int, int, int] | None = None  # (due, row, count)
     for colour, row in enumerate(state.rows[seat]):
-        due = 0
-        for count in range(1, len(row) + 1):
-            due += row[-count]
-            if due > power:
+        for count, due in enumerate(row_dues(row), 1):
+            if not covers(power, due):
                 break
             if best is None or due > best[0]:
                 best = (due, colour, count)
@@ -126,22 +131,22 @@ def cheapest_payment(hand: list[int], sums: dict[int, int], due: int) -> tuple[i
     """The single-colour tiles that pay ``due`` with the least excess (then fewest tiles)."""
     best: tuple[int, int, tuple[int, ...]] | None = None
     for colour, total in sums.items():
-        if total < due:
+        if not covers(total, due):
             continue
-        tiles = [t for t in hand if t >> 5 == colour]
+        tiles = [t for t in hand if colour_of(t) == colour]
         for mask in range(1, 1 << len(tiles)):
             chosen = tuple(tiles[i] for i in range(len(tiles)) if mask >> i & 1)
-            paid = sum(t & 31 for t in chosen)
-            if paid >= due and (best is None or (paid, len(chosen)) < best[:2]):
+            paid = tiles_value(chosen)
+            if covers(paid, due) and (best is None or (paid, len(chosen)) < best[:2]):
                 best = (paid, len(chosen), chosen)
     return best[2] if best else ()
 
 
 def keep_value(rows: list[list[int]], tile: int) -> float:
     """How much a hand tile is worth keeping in phase 1 (to place it, or to pay with it)."""
-    row = rows[tile >> 5]
-    v = tile & 31
-    if row and v <= row[-1]:
+    row = rows[colour_of(tile)]
+    v = value_of(tile)
+    if row and fits_row(row, v):
         return 6.0 - 1.5 * (row[-1] - v) + v / 4
     if not row:
         return v - START_MIN + 2.0
@@ -156,14 +161,14 @@ def exchange_tiles(state: GameState) -> tuple[int, ...]:
     if state.phases[seat] == 2:
         sums = colour_sums(hand)
         strongest = max(sums, key=lambda c: sums[c])
-        ranked = sorted(hand, key=lambda t: (t >> 5 == strongest, t & 31))
+        ranked = sorted(hand, key=lambda t: (colour_of(t) == strongest, value_of(t)))
         return tuple(ranked[: max(1, min(limit, len(hand) // 2))])
     rows = state.rows[seat]
     ranked = sorted(hand, key=lambda t: keep_value(rows, t))
     return tuple([t for t in ranked if keep_value(rows, t) < 1.0][:limit] or ranked[:1])
 
 
-def choose(state: GameState, rng: Random | None = None) -> Choice:
+def choose(state: GameState, rng: Random | None = None) -> Decision:
     """The strategy's decision for the player to move, as ``rollout.choose`` returns it.
 
     Deterministic: ``rng`` is accepted so that it fits ``playout``'s policy slot. The hand
@@ -174,7 +179,7 @@ def choose(state: GameState, rng: Random | None = None) -> Choice:
     hand = state.hands[seat]
     hand.sort()
     if state.stage == MULLIGAN:
-        low = tuple(t for t in hand if t & 31 <= MULLIGAN_MAX)
+        low = tuple(t for t in hand if value_of(t) <= MULLIGAN_MAX)
         return (MULLIGAN_CHOICE, 0, 0, low[: len(state.bag)])
     if state.phases[seat] == 1:
         if should_declare(state):

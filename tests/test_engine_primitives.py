@@ -1,6 +1,6 @@
 """The rule primitives the engine offers bots (``fits_row``, ``covers``, ``row_dues`` ...):
 each agrees with the legal actions it is the rule of, and no code outside the engine reads
-a tile's bits itself (docs/rules.md, "Your turn"; issue 15, item 7)."""
+a tile's bits itself (docs/rules.md, "PLACE" and "SCORE"; issue 15, item 7)."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from random import Random
 
 import pytest
 
+from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import GameState, Rules, View, view
 from noreturn.engine.state import MULLIGAN
 from strategies import (
@@ -31,12 +32,14 @@ VIEW_FIELDS = {
     "rules", "seat", "stage", "start_player", "to_move", "draws_due", "turns", "ending",
     "phases", "rows", "piles", "paid", "hand_counts", "bag_count", "exchanged_counts",
     "mulligan_counts", "scores", "hand", "own_exchanged", "own_mulligan",
+    "turns_taken", "turns_left", "declared_turns",
 }
 """The fields reviewed for leaks. A new field fails ``test_view_fields_are_reviewed`` until
 someone checks that it holds only what its seat may see and adds it here."""
 NUMBER_FIELDS = {
     "rules", "seat", "stage", "start_player", "to_move", "draws_due", "turns", "ending",
     "phases", "hand_counts", "bag_count", "exchanged_counts", "mulligan_counts", "scores",
+    "turns_taken", "turns_left", "declared_turns",
 }
 """Fields of counts and flags: a tuple of counts can equal a tuple of small tile ints by
 chance, so the container scan leaves them to the re-deal test."""
@@ -228,3 +231,15 @@ def test_unseen_counts_are_a_counter_of_the_set() -> None:
         unseen = view(state, seat).unseen()
         assert isinstance(unseen, Counter)
         assert not unseen - Counter(state.rules.all_tiles())
+
+
+@pytest.mark.parametrize("block", range(2))
+def test_the_json_view_does_not_change_when_hidden_tiles_move(block: int) -> None:
+    """What external bots and web clients get (``view_to_json``), the turn counts and the
+    declaration fields included, tells no re-deal of hidden tiles apart either."""
+    rng = Random(50 + block)
+    for state in positions(6, 30_000 + 1000 * block):
+        for seat in seats(state):
+            seen = view_to_json(view(state, seat))
+            assert {"turns_left", "declared_this_turn"} <= set(seen)
+            assert view_to_json(view(redeal(state, seat, rng), seat)) == seen

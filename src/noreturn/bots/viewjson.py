@@ -14,9 +14,12 @@ client needs no knowledge of the engine's integer layout. The shape::
       "seat": 0,                  # null for a spectator
       "stage": "play",            # "deal", "mulligan", "play" or "over"
       "start_player": 1, "to_move": 0, "draws_due": 0, "turns": 12, "ending": false,
+      "turns_left": null,         # once the bag is empty: turns to come, this one included
+      "declared_this_turn": false,  # the seat to move declared in the turn under way
       "bag_count": 81,
       "players": [                # one object per seat, index = seat
-        {"phase": 1,
+        {"phase": 1, "declared_turn": null,            # the turn it declared in, if any
+         "turns_taken": 6,                              # its completed turns
          "rows": {"R": ["R11", "R9"], "O": [], ...},   # every colour of the variant,
                                                         # first (highest) to last tile
          "pile": ["B3"], "paid": ["G7", "G5"],         # score pile, tiles paid (public)
@@ -54,6 +57,8 @@ def view_to_json(view: View) -> dict[str, Any]:
         "draws_due": view.draws_due,
         "turns": view.turns,
         "ending": view.ending,
+        "turns_left": view.turns_left,
+        "declared_this_turn": view.declared_this_turn,
         "bag_count": view.bag_count,
         "players": [_player(view, seat) for seat in range(view.rules.players)],
         "hand": None if view.hand is None else _codes(view.hand),
@@ -67,6 +72,8 @@ def _player(view: View, seat: int) -> dict[str, Any]:
     rows = view.rows[seat]
     return {
         "phase": view.phases[seat],
+        "declared_turn": view.declared_turns[seat],
+        "turns_taken": view.turns_taken[seat],
         "rows": {
             COLOUR_LETTERS[colour]: [tile_code(make_tile(colour, v)) for v in rows[colour]]
             for colour in range(view.rules.colors)

@@ -45,7 +45,7 @@ Choice = tuple[int, tuple[int, ...], int]
 
 # ------------------------------------------------------------------ rule primitives
 # The rules of PLACE and SCORE, each written once: the legal actions, the checks, the
-# rollout policy and every bot use these rather than a copy (docs/rules.md, "Your turn").
+# rollout policy and every bot use these rather than a copy (docs/rules.md, "PLACE" and "SCORE").
 
 def row_limit(row: Sequence[int]) -> int:
     """The highest value a tile placed on ``row`` (its values, first to last) may have.

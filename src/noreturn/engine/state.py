@@ -44,6 +44,8 @@ class GameState:
         rows: ``rows[seat][colour]`` is that row's values, first (highest) to last (lowest).
         piles, pile_sums: each seat's score pile (tiles) and its sum.
         phases: 1 or 2 per seat; ``declared`` counts the seats in phase 2.
+        declared_turns: per seat, the turn in which it declared (the value of ``turns``
+            then: its turn under way), None while in phase 1. Public, as the declaration.
         exchanged: the tiles each seat removed by EXCHANGE (hidden from the others).
         paid: the tiles each seat paid in SCORE actions (public).
         mulligan_tiles: the tiles each seat set aside, ``None`` before its mulligan.
@@ -56,7 +58,8 @@ class GameState:
 
     __slots__ = (
         "rules", "n", "hand_size", "start", "last", "to_move", "stage", "bag", "hands",
-        "rows", "piles", "pile_sums", "phases", "declared", "exchanged", "paid",
+        "rows", "piles", "pile_sums", "phases", "declared", "declared_turns", "exchanged",
+        "paid",
         "mulligan_tiles", "aside", "row_tiles", "draws_due", "ending", "turns",
     )
 
@@ -79,6 +82,7 @@ class GameState:
         self.pile_sums = [0] * n
         self.phases = [1] * n
         self.declared = 0
+        self.declared_turns: list[int | None] = [None] * n
         self.exchanged: list[list[int]] = [[] for _ in range(n)]
         self.paid: list[list[int]] = [[] for _ in range(n)]
         self.mulligan_tiles: list[list[int] | None] = [None] * n
@@ -132,6 +136,7 @@ class GameState:
         other.piles = [p[:] for p in self.piles]
         other.pile_sums = self.pile_sums[:]
         other.phases = self.phases[:]
+        other.declared_turns = self.declared_turns[:]
         other.exchanged = [e[:] for e in self.exchanged]
         other.paid = [p[:] for p in self.paid]
         other.mulligan_tiles = [None if m is None else m[:] for m in self.mulligan_tiles]
@@ -150,7 +155,7 @@ class GameState:
             self.rules, self.start, self.to_move, self.stage, srt(self.bag),
             tuple(srt(h) for h in self.hands),
             tuple(tuple(tuple(r) for r in rows) for rows in self.rows),
-            tuple(srt(p) for p in self.piles), tuple(self.phases),
+            tuple(srt(p) for p in self.piles), tuple(self.phases), tuple(self.declared_turns),
             tuple(srt(e) for e in self.exchanged), tuple(srt(p) for p in self.paid),
             tuple(srt(m) for m in self.mulligan_tiles), srt(self.aside),
             self.draws_due, self.ending, self.turns,
@@ -251,6 +256,7 @@ class GameState:
         """DECLARE: the player to move enters phase 2 for good and goes on with its turn
         (docs/rules.md: declaring is free, and a phase-2 action follows in the same turn)."""
         self.phases[self.to_move] = 2
+        self.declared_turns[self.to_move] = self.turns
         self.declared += 1
 
     def _exchange(self, tiles: tuple[int, ...]) -> None:

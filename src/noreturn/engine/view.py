@@ -25,6 +25,14 @@ class View:
     Attributes:
         stage: "deal", "mulligan", "play" or "over".
         to_move: the seat to act or to draw; ``draws_due`` tiles are still to be drawn.
+        turns: turns completed by all seats together since the first.
+        turns_taken: turns each seat has completed (the turn under way not counted).
+        turns_left: once the bag is empty (``ending``), the turns still to come before the
+            game ends, the one under way included: the round is completed, up to the seat
+            before the start player (0 when over). None while the bag holds tiles. The
+            game can end sooner only when every seat is in phase 2 with empty rows.
+        declared_turns: per seat, the value of ``turns`` during the turn in which it
+            declared (None in phase 1); see ``declared_this_turn``.
         rows: ``rows[seat][colour]``, values from the first (highest) to the last tile.
         piles: each seat's score pile; ``paid`` the tiles each seat paid (both public).
         hand_counts, bag_count: how many tiles each hand and the bag hold.
@@ -42,8 +50,11 @@ class View:
     to_move: int
     draws_due: int
     turns: int
+    turns_taken: tuple[int, ...]
+    turns_left: int | None
     ending: bool
     phases: tuple[int, ...]
+    declared_turns: tuple[int | None, ...]
     rows: tuple[tuple[tuple[int, ...], ...], ...]
     piles: tuple[tuple[int, ...], ...]
     paid: tuple[tuple[int, ...], ...]
@@ -60,6 +71,12 @@ class View:
     def is_over(self) -> bool:
         """Whether the game has ended."""
         return self.stage == "over"
+
+    @property
+    def declared_this_turn(self) -> bool:
+        """Whether the seat to move declared during the turn under way, so that its next
+        action is the phase-2 action of that same turn (a DECLARE does not end a turn)."""
+        return not self.is_over and self.declared_turns[self.to_move] == self.turns
 
     @property
     def my_turn(self) -> bool:
@@ -109,8 +126,11 @@ def view(state: GameState, seat: int | None) -> View:
         to_move=state.to_move,
         draws_due=state.draws_due if state.stage != OVER else 0,
         turns=state.turns,
+        turns_taken=turns_taken(state),
+        turns_left=turns_left(state),
         ending=state.ending,
         phases=tuple(state.phases),
+        declared_turns=tuple(state.declared_turns),
         rows=tuple(tuple(tuple(r) for r in rows) for rows in state.rows),
         piles=tuple(tuple(sorted(p)) for p in state.piles),
         paid=tuple(tuple(sorted(p)) for p in state.paid),
@@ -124,3 +144,18 @@ def view(state: GameState, seat: int | None) -> View:
         own_mulligan=None if mine is None else tuple(sorted(mine)),
     )
 
+
+
+def turns_taken(state: GameState) -> tuple[int, ...]:
+    """Turns each seat has completed: turns go round from the start player, one each."""
+    n = state.n
+    return tuple((state.turns + n - 1 - (seat - state.start) % n) // n for seat in range(n))
+
+
+def turns_left(state: GameState) -> int | None:
+    """Turns still to come once the bag is empty, the one under way included; else None."""
+    if state.stage == OVER:
+        return 0
+    if not state.ending:
+        return None
+    return (state.last - state.to_move) % state.n + 1

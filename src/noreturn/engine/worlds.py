@@ -75,6 +75,7 @@ def _copy_public(state: GameState, view: View) -> None:
     state.turns = view.turns
     state.phases = list(view.phases)
     state.declared = sum(p == 2 for p in view.phases)
+    state.declared_turns = list(view.declared_turns)
     state.rows = [[list(r) for r in rows] for rows in view.rows]
     state.row_tiles = sum(len(r) for rows in view.rows for r in rows)
     state.piles = [list(p) for p in view.piles]

@@ -107,13 +107,15 @@ def test_bad_specs_are_refused_with_the_usage(spec: str) -> None:
         make_bot(spec)
 
 
-def test_the_spec_is_the_bot_name_and_pickles_without_its_process() -> None:
+def test_the_bot_is_named_after_its_program_and_pickles_without_its_process() -> None:
     spec = f"external:time=2 {PYTHON} {EXAMPLE}"
     bot = make_bot(spec)
-    assert bot.name == spec
+    assert bot.name == f"external:{EXAMPLE.name}"
     copy = pickle.loads(pickle.dumps(bot))
-    assert copy.name == spec and copy.spec == parse_spec(spec.removeprefix("external:"))
+    assert copy.name == bot.name and copy.spec == parse_spec(spec.removeprefix("external:"))
     assert copy.pids == []
+    named = pickle.loads(pickle.dumps(make_bot(spec + ",name=Rex")))
+    assert named.name == "Rex"
 
 
 # --- the view as JSON --------------------------------------------------------------------
@@ -203,8 +205,10 @@ def test_tournament_command_runs_an_external_bot(tmp_path: Path) -> None:
                                        "--out", str(tmp_path)])
     assert outcome.exit_code == 0, outcome.output
     results = json.loads((tmp_path / "results.json").read_text())
-    assert {bot["name"]: (bot["games"], bot["forfeits"]) for bot in results["bots"]} == {
-        "greedy": (4, 0), spec: (4, 0)}
+    assert {bot["name"]: (bot["spec"], bot["games"], bot["forfeits"])
+            for bot in results["bots"]} == {
+        "greedy": ("greedy", 4, 0), "random_bot.py": (spec, 4, 0)}  # the name from ready
+    assert str(EXAMPLE.parent) not in outcome.output  # the table shows no command line
 
 
 # --- forfeits -----------------------------------------------------------------------------
@@ -239,7 +243,7 @@ def test_a_failing_bot_forfeits_and_the_fallback_finishes_the_game(
     assert time.monotonic() - begin < 5  # a hang costs its limit, not more
     assert len(result.forfeits) == 1
     forfeit = result.forfeits[0]
-    assert forfeit.seat == 1 and forfeit.bot == bot.name
+    assert forfeit.seat == 1 and forfeit.bot == result.bots[1] == "external:misbehave.py"
     assert forfeit.reason.startswith(reason), forfeit.reason
     assert result.record is not None and check_record(result.record).valid
     assert result.record["players"][1]["forfeit"] == forfeit.reason

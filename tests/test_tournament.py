@@ -172,7 +172,7 @@ def test_cli_runs_with_two_worker_processes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--bots", "random,nobody"], "no bot named 'nobody'"),
-    (["--bots", "random,random"], "each bot once"),
+    (["--bots", "random,random"], "listed twice: results are counted per spec"),
     (["--bots", "random", "--records"], "--records needs --out"),
     (["--bots", "random", "--rules", "colors=0"], "colors"),
 ])

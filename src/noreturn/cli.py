@@ -140,7 +140,13 @@ class Backend(StrEnum):
 @app.command()
 def tournament(
     bots: Annotated[str, typer.Option(
-        help="bot specs, comma-separated: random,greedy or heuristic,ismcts:time=1")],
+        help="bot specs, comma-separated: random,greedy or heuristic,ismcts:time=1; "
+             "name=NAME gives one a short name (ismcts:time=1,name=Deep, "
+             "external:python bot.py,name=Rex). With fewer bots than seats the list "
+             "cycles over the seats: at three players random,greedy seats random, "
+             "greedy, random, so the first named gets two seats. The same spec twice is "
+             "refused, since results are counted per spec: name the copies "
+             "(heuristic:name=A,heuristic:name=B)")],
     players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
     games: Annotated[int, typer.Option(
         min=1, help="games; rounded up to whole paired deals")] = 100,
@@ -158,7 +164,12 @@ def tournament(
     records: Annotated[bool, typer.Option(
         help="also write every game's record to OUT/records/")] = False,
 ) -> None:
-    """Bots against bots on paired deals: win rates with 95% intervals, ratings, plot."""
+    """Bots against bots on paired deals: win rates with 95% intervals, ratings, plot.
+
+    With at least as many bots as seats, every choice of bots plays; with fewer, --bots
+    cycles over the seats (the first named gets two seats at three players). Each deal is
+    played under every rotation of the seats.
+    """
     from noreturn.sim.report import tournament_command  # noqa: PLC0415 - keeps startup fast
     from noreturn.sim.tournament import Settings, split_specs  # noqa: PLC0415
 

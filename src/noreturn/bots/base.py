@@ -7,6 +7,7 @@ hand or the bag: it is honest by construction, not by promise.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from random import Random
@@ -26,6 +27,13 @@ class Bot(Protocol):
     A bot may also have ``start_game(seat, names)`` and ``end_game(final_view)``; the game
     runner calls them when present (an external program is started and told the result
     through them).
+
+    A bot that names itself (an external program, in its ``ready``) has that name in
+    ``program_name``; it is shown where the spec gives no ``name=`` (``name_after_game``).
+
+    A bot with a start-up cost that is not thinking (an external program starting) keeps
+    its total in ``startup_seconds``; the game runner counts that time apart, so a bot's
+    time per decision is only its time deciding.
 
     A bot that thinks (a search taking a noticeable time per decision) also has a
     ``budget`` attribute, a ``Budget``; ``budget_of`` reads it. Front ends go by it alone:
@@ -94,19 +102,83 @@ def bot_names() -> dict[str, str]:
 
 
 def make_bot(spec: str) -> Bot:
-    """A fresh bot from a spec: ``heuristic``, ``ismcts:time=1``, ``hard``, ``external:CMD``.
+    """A fresh bot from a spec: ``heuristic``, ``ismcts:time=1``, ``hard``, ``external:CMD``,
+    any of them with a display name: ``hard:name=Deep``, ``external:python bot.py,name=Rex``.
 
     Raises:
-        BotError: no bot has that name; the message lists the names there are.
+        BotError: no bot has that name (the message lists the names there are), bad
+            options, or a display name that is not short plain text.
     """
     _load_builtin()
-    spec = LEVELS.get(spec.strip(), spec.strip())
+    spec, display = split_name(spec)
+    spec = LEVELS.get(spec, spec)
     name, _, options = spec.partition(":")
     name = CURRENT.get(name, name)
     if name not in _REGISTRY:
         known = ", ".join(sorted(bot_names()))
         raise BotError(f"no bot named {name!r}: choose one of {known}")
-    return _REGISTRY[name](options)
+    bot = _REGISTRY[name](options)
+    if display is not None:
+        bot.name = display
+    return bot
+
+
+NAME_OPTION = "name="
+DISPLAY_NAME = re.compile(r"[\w .+#()'-]{0,23}[\w.+#()'-]")
+"""A display name: 1 to 24 letters, digits, spaces or ``. + # ( ) ' - _``, not ending in
+a space; short enough for a table column, a plot's axis and a ``hello`` message."""
+
+
+def split_name(spec: str) -> tuple[str, str | None]:
+    """``spec`` without its ``name=`` option, and that display name (None without one).
+
+    ``name=NAME`` is one of the comma-separated options after the bot's name and ``:``,
+    written alike for every bot: ``greedy:name=Gus``, ``ismcts:time=1,name=Deep``,
+    ``external:python bot.py,name=Rex``.
+
+    Raises:
+        BotError: more than one name, or a name that ``DISPLAY_NAME`` refuses.
+    """
+    spec = spec.strip()
+    bot, colon, options = spec.partition(":")
+    parts = options.split(",") if colon else []
+    named = [p.strip()[len(NAME_OPTION):].strip() for p in parts
+             if p.strip().startswith(NAME_OPTION)]
+    if not named:
+        return spec, None
+    if len(named) > 1:
+        raise BotError(f"bot {spec!r}: give one name=, not {len(named)}")
+    if not DISPLAY_NAME.fullmatch(named[0]):
+        raise BotError(f"bot {spec!r}: name={named[0]!r} must be 1 to 24 letters, digits, "
+                       "spaces or . + # ( ) ' - _")
+    rest = ",".join(p for p in parts if not p.strip().startswith(NAME_OPTION)).strip()
+    return (f"{bot}:{rest}" if rest else bot), named[0]
+
+
+def display_name(spec: str) -> str:
+    """The short name a bot of ``spec`` goes by in tables, plots, records and ``hello``:
+    its ``name=``, else the spec itself, except that an external bot is named after its
+    program's file (``external:rex.py``), never by its command line.
+
+    Raises:
+        BotError: as ``make_bot``.
+    """
+    spec, name = split_name(spec)
+    if name is not None:
+        return name
+    if spec.partition(":")[0] == "external":
+        return make_bot(spec).name  # starts no program: that waits for the first decision
+    return spec
+
+
+def name_after_game(spec: str, bot: Bot) -> str:
+    """The name a bot of ``spec`` goes by once it has played: its ``name=``, else the
+    name it gave itself (an external program's ``ready``: ``program_name``), else
+    ``display_name(spec)``."""
+    own = getattr(bot, "program_name", None)
+    if split_name(spec)[1] is None and isinstance(own, str) and DISPLAY_NAME.fullmatch(own):
+        return own
+    return display_name(spec)
 
 
 def parse_options(text: str, allowed: dict[str, type]) -> dict[str, float | int | str]:

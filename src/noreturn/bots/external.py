@@ -35,11 +35,12 @@ import weakref
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 from random import Random
 from types import TracebackType
 from typing import IO, Any
 
-from noreturn.bots.base import BotError, register
+from noreturn.bots.base import DISPLAY_NAME, BotError, register
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import Action, NoReturnError, Rules, View, parse_action
 
@@ -95,6 +96,18 @@ def parse_spec(text: str) -> ExternalSpec:
         start_limit=_seconds(options, "start", DEFAULT_START),
         log_path=options.get("log") or None,
     )
+
+
+def program_file(command: Sequence[str]) -> str:
+    """The file name of the program ``command`` runs, to name its bot by (no directories).
+
+    The first argument that is a path or a file name (``python bots/rex.py``, ``java -jar
+    rex.jar``: a ``/`` or a ``.`` in it, no leading ``-``), else the command itself
+    (``./rex --fast``). A ``name=`` in the spec names the bot when this guesses wrong.
+    """
+    chosen = next((w for w in command[1:] if not w.startswith("-")
+                   and any(mark in w for mark in "/\\.")), command[0])
+    return PurePath(chosen.replace("\\", "/")).name or chosen
 
 
 def _seconds(options: dict[str, str], key: str, default: float) -> float:
@@ -238,19 +251,27 @@ class ExternalBot:
     context manager; at interpreter exit any process still running is killed.
 
     Attributes:
-        name: the spec (``external:...``), as tournaments and records show it.
-        program_name: the name the program gave in its ``ready`` message.
+        name: what tables, plots, records and ``hello`` call it: the ``name=`` of its spec
+            when given, else the name the program gave in ``ready`` (once it has), else
+            ``external:`` and the program's file name; never the command line.
+        program_name: the name the program gave in its ``ready`` message, if it is a
+            short plain name (``base.DISPLAY_NAME``); a longer one is ignored.
         infos: the latest ``info`` texts the program sent (also logged at INFO level).
         pids: the id of every process started, so callers can check none is left.
+        startup_seconds: the time spent starting programs (from the start of the process
+            to its ``ready``), all games together; the game runner counts it apart from
+            the decisions' time (``Bot``).
     """
 
     def __init__(self, spec: ExternalSpec, name: str | None = None) -> None:
-        """A bot for ``spec``; no process runs until the first decision."""
+        """A bot for ``spec``, called ``name`` if given; no process runs until the first
+        decision."""
         self.spec = spec
-        self.name = name or f"external:{shlex.join(spec.command)}"
+        self._name = name
         self.program_name: str | None = None
         self.infos: deque[str] = deque(maxlen=100)
         self.pids: list[int] = []
+        self.startup_seconds = 0.0
         self.names: list[str] | None = None
         self._channel: _Channel | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
@@ -259,8 +280,17 @@ class ExternalBot:
 
     @classmethod
     def from_spec(cls, text: str) -> ExternalBot:
-        """The bot of ``external:TEXT``; its name is the spec as written."""
-        return cls(parse_spec(text), name=f"external:{text.strip()}")
+        """The bot of ``external:TEXT`` (named as ``name`` says)."""
+        return cls(parse_spec(text))
+
+    @property
+    def name(self) -> str:
+        """The name given, else the program's own, else ``external:`` and its file name."""
+        return self._name or self.program_name or f"external:{program_file(self.spec.command)}"
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = value
 
     def start_game(self, seat: int, names: Sequence[str]) -> None:
         """Hook before a game: the players' names for ``hello``; ends any game still running.
@@ -304,7 +334,7 @@ class ExternalBot:
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle the configuration only: a copy starts its own process when it plays."""
-        return {"spec": self.spec, "name": self.name}
+        return {"spec": self.spec, "name": self._name}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["spec"], state["name"])  # type: ignore[misc]
@@ -321,6 +351,14 @@ class ExternalBot:
     def _start(self, view: View, rng: Random) -> None:
         """Start a process for a new game and wait for its ``ready``."""
         self.close()
+        begin = time.perf_counter()
+        try:
+            self._start_and_greet(view, rng)
+        finally:
+            self.startup_seconds += time.perf_counter() - begin
+
+    def _start_and_greet(self, view: View, rng: Random) -> None:
+        """Start the program, send ``hello`` and read its ``ready``."""
         self._channel = channel = _Channel(self.spec.command, self.spec.log_path)
         self._finalizer = weakref.finalize(self, channel.close, 0.0)
         self.pids.append(channel.proc.pid)
@@ -339,7 +377,11 @@ class ExternalBot:
         name = ready.get("name")
         if name is not None and not isinstance(name, str):
             raise BotError(f"garbage: the name in ready is not text: {_short(name)}")
-        self.program_name = name
+        if name is not None and DISPLAY_NAME.fullmatch(name.strip()):
+            self.program_name = name.strip()
+        elif name is not None:
+            log.info("%s: ignored the name in ready, not a short plain name: %s", self.name,
+                     _short(name))
 
     def _decide(self, view: View, legal: Sequence[Action]) -> Action:
         """Send one ``decide`` and read the answer to it."""

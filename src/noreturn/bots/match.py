@@ -64,6 +64,7 @@ class GameResult:
     forfeits: list[Forfeit] = field(default_factory=list)
     decision_seconds: list[float] = field(default_factory=list)
     decisions: list[int] = field(default_factory=list)
+    startup_seconds: list[float] = field(default_factory=list)
     record: Record | None = None
 
 
@@ -90,7 +91,8 @@ def play_game(
     writer = RecordWriter(state, [{"name": n, "kind": "bot"} for n in names], default_meta())
     rngs = [Random(f"bot:{seed}:{seat}") for seat in range(rules.players)]
     result = GameResult(names, [], [], 0, deck.start_player,
-                        decision_seconds=[0.0] * rules.players, decisions=[0] * rules.players)
+                        decision_seconds=[0.0] * rules.players, decisions=[0] * rules.players,
+                        startup_seconds=[0.0] * rules.players)
     try:
         while not state.is_over():
             if state.is_chance():
@@ -115,12 +117,18 @@ def play_game(
 
 def _decide(state: GameState, seats: list[Bot], rngs: list[Random], result: GameResult,
             names: list[str]) -> Action:
-    """Ask the seat's bot; on failure record a forfeit and ask the fallback instead."""
+    """Ask the seat's bot; on failure record a forfeit and ask the fallback instead.
+
+    The time from asking to the answer counts as deciding, less what the bot spent
+    starting up meanwhile (its ``startup_seconds``), which counts apart.
+    """
     seat = state.to_move
     legal = legal_actions(state)
+    bot = seats[seat]
+    started = getattr(bot, "startup_seconds", 0.0)
     begin = time.perf_counter()
     try:
-        action = seats[seat].act(view(state, seat), legal, rngs[seat])
+        action = bot.act(view(state, seat), legal, rngs[seat])
         if action not in legal:
             raise BotError(f"answered {action}, which is not legal: "
                            f"{_why(state, action)}")
@@ -128,7 +136,9 @@ def _decide(state: GameState, seats: list[Bot], rngs: list[Random], result: Game
         result.forfeits.append(Forfeit(seat, names[seat], state.turns, str(exc)))
         seats[seat] = make_bot(FALLBACK)
         action = seats[seat].act(view(state, seat), legal, rngs[seat])
-    result.decision_seconds[seat] += time.perf_counter() - begin
+    startup = getattr(bot, "startup_seconds", 0.0) - started
+    result.startup_seconds[seat] += startup
+    result.decision_seconds[seat] += time.perf_counter() - begin - startup
     result.decisions[seat] += 1
     return action
 

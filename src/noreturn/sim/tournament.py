@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from noreturn.bots import Deck, make_bot, play_game
+from noreturn.bots.base import display_name, name_after_game
 from noreturn.engine import NoReturnError, Rules
 from noreturn.outputs import OutputDir
 from noreturn.records import Record, write_record
@@ -88,6 +89,8 @@ class GameSummary:
     forfeits: list[dict[str, Any]]
     decision_seconds: list[float]
     decisions: list[int]
+    startup_seconds: list[float]
+    names: list[str]
     record: Record | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -176,8 +179,12 @@ def check_settings(settings: Settings) -> None:
     """
     if not settings.bots:
         raise TournamentError("name at least one bot, e.g. --bots random,greedy")
-    if len(set(settings.bots)) < len(settings.bots):
-        raise TournamentError(f"each bot once, please: {', '.join(settings.bots)}")
+    twice = sorted({spec for spec in settings.bots if settings.bots.count(spec) > 1})
+    if twice:
+        raise TournamentError(
+            f"{', '.join(twice)} is listed twice: results are counted per spec, so two "
+            "copies would be one bot; to play a bot against itself, name the copies "
+            "(heuristic:name=A,heuristic:name=B)")
     if settings.backend not in BACKENDS:
         raise TournamentError(f"backend {settings.backend!r}: use one of {', '.join(BACKENDS)}")
     if settings.games < 1 or (settings.workers is not None and settings.workers < 1):
@@ -190,7 +197,8 @@ def play_task(task: GameTask) -> GameSummary:
     """Play one scheduled game: a pure function of the task, apart from its timings."""
     bots = [make_bot(spec) for spec in task.seats]
     result = play_game(task.rules, bots, Deck(task.rules, task.deal_seed), seed=task.bot_seed,
-                       names=task.seats, keep_record=task.keep_record)
+                       names=[display_name(spec) for spec in task.seats],
+                       keep_record=task.keep_record)
     if result.record is not None:
         result.record["meta"]["tournament"] = {
             "game": task.game, "deal": task.deal, "deal_seed": task.deal_seed,
@@ -200,7 +208,9 @@ def play_task(task: GameTask) -> GameSummary:
                 for f in result.forfeits]
     return GameSummary(task.game, task.lineup, task.deal, task.rotation, list(task.seats),
                        result.scores, result.ranks, result.turns, result.start_player, forfeits,
-                       result.decision_seconds, result.decisions, result.record)
+                       result.decision_seconds, result.decisions, result.startup_seconds,
+                       [name_after_game(s, b) for s, b in zip(task.seats, bots, strict=True)],
+                       result.record)
 
 
 def run_tournament(
@@ -244,6 +254,7 @@ def record_name(game: int) -> str:
 class BotStats:
     """One bot's tally over the tournament; a seat played counts as one game."""
 
+    spec: str
     name: str
     games: int = 0
     wins: int = 0
@@ -251,6 +262,7 @@ class BotStats:
     margins: list[int] = field(default_factory=list)
     decision_seconds: float = 0.0
     decisions: int = 0
+    startup_seconds: float = 0.0
     forfeits: int = 0
     rating: float = 0.0
     rating_sigma: float | None = None
@@ -272,8 +284,13 @@ class BotStats:
 
     @property
     def ms_per_move(self) -> float:
-        """Mean thinking time per decision, in milliseconds."""
+        """Mean thinking time per decision, in milliseconds, start-up not included."""
         return 1000 * self.decision_seconds / self.decisions if self.decisions else 0.0
+
+    @property
+    def startup_ms_per_game(self) -> float:
+        """Mean start-up time per game (an external program's start), in milliseconds."""
+        return 1000 * self.startup_seconds / self.games if self.games else 0.0
 
     def add_seat(self, game: GameSummary, seat: int) -> None:
         """Count the game played at ``seat``."""
@@ -284,17 +301,37 @@ class BotStats:
         self.margins.append(game.scores[seat] - max(others))
         self.decision_seconds += game.decision_seconds[seat]
         self.decisions += game.decisions[seat]
+        self.startup_seconds += game.startup_seconds[seat]
         self.forfeits += sum(1 for f in game.forfeits if f["seat"] == seat)
 
 
 def bot_stats(tournament: Tournament) -> list[BotStats]:
     """Each bot's tally and rating, in the order the bots were listed."""
-    stats = {name: BotStats(name) for name in tournament.settings.bots}
+    stats = {spec: BotStats(spec, name) for spec, name in bot_display_names(tournament).items()}
     for game in tournament.games:
         for seat, bot in enumerate(game.seats):
             stats[bot].add_seat(game, seat)
     _rate(stats, tournament)
     return list(stats.values())
+
+
+def bot_display_names(tournament: Tournament) -> dict[str, str]:
+    """Each spec's short name (``base.name_after_game`` in its first game), made distinct
+    with `` #2``, `` #3``... where two bots would go by the same name."""
+    names: dict[str, str] = {}
+    for game in tournament.games:
+        for spec, name in zip(game.seats, game.names, strict=True):
+            names.setdefault(spec, name)
+    taken: set[str] = set()
+    for spec in tournament.settings.bots:
+        name = base = names.get(spec) or display_name(spec)
+        count = 1
+        while name in taken:
+            count += 1
+            name = f"{base} #{count}"
+        taken.add(name)
+        names[spec] = name
+    return {spec: names[spec] for spec in tournament.settings.bots}
 
 
 def rating_method(players: int) -> str:
@@ -326,21 +363,26 @@ def bot_json(bot: BotStats) -> dict[str, Any]:
     """One entry of results.json's ``bots`` list."""
     low, high = wilson_interval(bot.wins, bot.games)
     return {
-        "name": bot.name, "games": bot.games, "wins": bot.wins, "win_rate": bot.win_rate,
+        "name": bot.name, "spec": bot.spec, "games": bot.games, "wins": bot.wins,
+        "win_rate": bot.win_rate,
         "ci_low": low, "ci_high": high, "mean_score": bot.mean_score,
         "mean_margin": bot.mean_margin, "rating": bot.rating, "rating_sigma": bot.rating_sigma,
-        "forfeits": bot.forfeits, "ms_per_move": bot.ms_per_move,
+        "forfeits": bot.forfeits, "decisions": bot.decisions, "ms_per_move": bot.ms_per_move,
+        "startup_ms_per_game": bot.startup_ms_per_game,
     }
 
 
 RUN_KEYS = ("elapsed_seconds", "backend", "workers", "address")
 """Keys of results.json about how a run went, not what happened: they differ between runs."""
+TIMING_KEYS = ("ms_per_move", "startup_ms_per_game")
+"""Keys of a bot's entry in results.json that are timings: they differ between runs."""
 
 
 def without_timings(data: dict[str, Any]) -> dict[str, Any]:
     """results.json minus timings and run settings: equal for equal seeds on any backend."""
     kept = {key: value for key, value in data.items() if key not in RUN_KEYS}
-    kept["bots"] = [{k: v for k, v in bot.items() if k != "ms_per_move"} for bot in data["bots"]]
+    kept["bots"] = [{k: v for k, v in bot.items() if k not in TIMING_KEYS}
+                    for bot in data["bots"]]
     return kept
 
 

@@ -28,6 +28,7 @@ from noreturn.engine import (
     View,
     legal_actions,
     sample_world,
+    tiles_value,
     view,
 )
 from noreturn.records import check_record
@@ -154,12 +155,12 @@ def test_greedy_plays_an_action_of_the_highest_plain_value() -> None:
         rate = row_credit(seen) - 1.0
         for action, value in zip(legal, values, strict=True):
             if isinstance(action, Exchange):
-                expected = -0.01 * sum(t & 31 for t in action.tiles) - 0.001 * len(action.tiles)
+                expected = -0.01 * tiles_value(action.tiles) - 0.001 * len(action.tiles)
             elif isinstance(action, Place):
-                expected = rate * sum(t & 31 for t in action.tiles)
+                expected = rate * tiles_value(action.tiles)
             elif isinstance(action, Score):
                 row = seen.rows[state.to_move][action.row]
-                expected = 2.0 * sum(row[-action.count:]) - 0.1 * sum(t & 31 for t in action.pay)
+                expected = 2.0 * sum(row[-action.count:]) - 0.1 * tiles_value(action.pay)
             elif isinstance(action, Mulligan):
                 expected = -0.01 * len(action.tiles)
             else:

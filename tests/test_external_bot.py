@@ -26,8 +26,16 @@ from noreturn.bots import Deck, GameResult, make_bot, play_game
 from noreturn.bots.base import BotError
 from noreturn.bots.external import CLOSE_GRACE, ExternalBot, parse_spec
 from noreturn.bots.viewjson import view_to_json
-from noreturn.engine import GameState, Rules, legal_actions, parse_tile, tile_code, view
-from noreturn.engine.state import MULLIGAN
+from noreturn.engine import (
+    MULLIGAN,
+    GameState,
+    Rules,
+    legal_actions,
+    parse_tile,
+    tile_code,
+    value_of,
+    view,
+)
 from noreturn.records import check_record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -134,7 +142,7 @@ def test_view_json_holds_the_seat_view_in_tile_codes() -> None:
         assert list(player["rows"]) == list("ROYGB")
         for letter, row in player["rows"].items():
             colour = "ROYGB".index(letter)
-            assert [parse_tile(code) & 31 for code in row] == state.rows[seat][colour]
+            assert [value_of(parse_tile(code)) for code in row] == state.rows[seat][colour]
     spectator = view_to_json(view(state, None))
     assert spectator["hand"] is None and spectator["seat"] is None
     assert spectator["own_exchanged"] == [] and spectator["own_mulligan"] is None

@@ -16,8 +16,7 @@ from random import Random
 import pytest
 
 from noreturn.bots.viewjson import view_to_json
-from noreturn.engine import GameState, Rules, View, view
-from noreturn.engine.state import MULLIGAN
+from noreturn.engine import MULLIGAN, GameState, Rules, View, view
 from strategies import (
     POLICIES,
     game_positions,

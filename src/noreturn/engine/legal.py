@@ -66,9 +66,10 @@ def placeable(hand: Iterable[int], rows: Sequence[Sequence[int]]) -> dict[int, l
     order): what a PLACE may take, one colour at a time."""
     limits = [row_limit(row) for row in rows]
     by_colour: dict[int, list[int]] = {}
+    colours, values = TILE_COLOUR, TILE_VALUE  # locals: a playout's hot loop
     for tile in hand:
-        colour = TILE_COLOUR[tile]
-        if TILE_VALUE[tile] <= limits[colour]:
+        colour = colours[tile]
+        if values[tile] <= limits[colour]:
             if colour in by_colour:
                 by_colour[colour].append(tile)
             else:

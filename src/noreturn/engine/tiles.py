@@ -61,9 +61,10 @@ def colour_sums(tiles: Iterable[int]) -> dict[int, int]:
     """Each colour's sum of face values among ``tiles``, colours in order of first
     appearance: what a hand can pay with each colour (a payment is of one colour)."""
     sums: dict[int, int] = {}
+    get, colours, values = sums.get, TILE_COLOUR, TILE_VALUE  # locals: a playout's hot loop
     for tile in tiles:
-        colour = TILE_COLOUR[tile]
-        sums[colour] = sums.get(colour, 0) + TILE_VALUE[tile]
+        colour = colours[tile]
+        sums[colour] = get(colour, 0) + values[tile]
     return sums
 
 

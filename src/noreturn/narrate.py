@@ -17,6 +17,7 @@ from noreturn.engine import (
     Score,
     View,
     make_tile,
+    row_due,
     tiles_text,
     tiles_value,
 )
@@ -39,7 +40,7 @@ def narrate_action(name: str, action: Action, visible: bool, row: tuple[int, ...
         return f"{name} exchanged {what}"
     if isinstance(action, Score):
         scored = [make_tile(action.row, v) for v in row[-action.count:]] if row else []
-        worth = f" ({tiles_text(scored)} = {sum(row[-action.count:])})" if scored else ""
+        worth = f" ({tiles_text(scored)} = {row_due(row, action.count)})" if scored else ""
         return (f"{name} scored {plural(action.count, 'tile')} of the "
                 f"{COLOUR_LETTERS[action.row]} row{worth}, paying {tiles_text(action.pay)}")
     if isinstance(action, Mulligan):

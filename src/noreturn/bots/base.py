@@ -199,6 +199,8 @@ def parse_options(text: str, allowed: dict[str, type]) -> dict[str, float | int 
 def _load_builtin() -> None:
     """Import the modules that register the built-in bots (once)."""
     import noreturn.bots.external  # noqa: PLC0415 - registers on import
+    import noreturn.bots.planner  # noqa: PLC0415 - registers on import
+    import noreturn.bots.search  # noqa: PLC0415 - registers on import
     import noreturn.bots.simple  # noqa: PLC0415 - registers on import
     import noreturn.bots.yardsticks.heuristic_v1  # noqa: PLC0415 - registers on import
     import noreturn.bots.yardsticks.ismcts_v1  # noqa: F401, PLC0415 - registers on import

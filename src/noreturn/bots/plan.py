@@ -1,0 +1,299 @@
+"""The plan: a fast strategy for one seat, from what that seat may know.
+
+No Return is an investment followed by a race. In phase 1 a tile put in a row costs its
+value at the end unless it is scored, and is worth its value once scored: a swing of twice
+its value. In phase 2 each turn scores one row's lowest tiles, paid for with hand tiles of
+one colour summing to at least theirs. The bag is the clock: every tile placed, paid or
+exchanged is refilled from it, and when it runs dry the round is finished and the game ends.
+So the plan is a budget of turns:
+
+- **Turns left** (``turns_left``): the bag over the tiles the table takes from it per turn
+  (measured so far, pulled towards a prior early on), shared by the players, plus the turn
+  that finishes the round. Checked against self-play: within about a turn on average with
+  three and four players; with two it runs some two turns long in the middle game, when
+  the switches to phase 2 speed the bag up (payments, and four-tile exchanges once a
+  player's rows are empty): the margin of the switch absorbs that.
+- **Scoring turns the rows need** (``scoring_turns``): phase 2 played out greedily on the
+  rows, each turn scoring the biggest tail the paying power covers; the first turn with the
+  hand's real power, later ones with a typical power.
+- **The switch**: declare when the rows need as many scoring turns as are left, less a
+  margin that grows with what a leftover costs (a tile left in a row costs twice its value
+  against scoring it, a turn declared early only the next placement). The margin and the
+  typical power are not guessed: they were chosen per table size by self-play on paired
+  deals (``docs/tournaments/plan-tuning.md``).
+- **Building**: the longest chain of one colour that starts a row high or extends one with
+  small steps, valued per tile; late in phase 1 a tile placed is worth less (it may not be
+  scored). When nothing is worth placing, the tiles that fit no row are exchanged.
+- **Scoring**: the biggest tail the hand can pay, paid with the least overpay while keeping
+  the most paying power for the next turn; when nothing can be paid, the weak colours are
+  exchanged to fish for a strong one.
+
+``choose`` returns the engine's ``Decision`` tuple so that the search bot can play whole
+games with it (``playout``); ``to_action`` turns it into an action (the ``plan`` bot of
+``planner.py``). It reads only the seat's own hand and the public table, and every rule it
+relies on (what fits a row, what a payment covers) is the engine's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from random import Random
+
+from noreturn.engine import (
+    DECLARE,
+    EXCHANGE,
+    MULLIGAN,
+    MULLIGAN_CHOICE,
+    PASS,
+    PLACE,
+    SCORE,
+    TILE_COLOUR,
+    TILE_VALUE,
+    Decision,
+    GameState,
+    colour_sums,
+    covers,
+    fits_row,
+    row_dues,
+    tiles_value,
+)
+
+VALUE, COLOUR = TILE_VALUE, TILE_COLOUR
+"""Each tile's value and colour by lookup (the engine's tables): the plan runs inside every
+playout of a search."""
+
+
+@dataclass(frozen=True)
+class Params:
+    """The plan's constants for one table size (see the module docstring and PARAMS)."""
+
+    margin: float
+    """Spare turns kept when declaring."""
+    typical: int
+    """Paying power assumed for the scoring turns after the first."""
+    start_min: int = 6
+    """The lowest tile that starts a row."""
+    max_gap: int = 5
+    """The largest step down a chain takes."""
+    start_gain: float = 2.0
+    step_cost: float = 1.5
+    step_gain: float = 3.0
+    value_gain: float = 0.25
+    late: float = 12.0
+    """Turns left below which a placed tile counts for less (it may stay unscored)."""
+    keep_power: float = 0.0
+    """How much a payment values the paying power it leaves for the next turn."""
+    mulligan_max: int = 4
+    """Tiles up to this value are set aside at the mulligan: they start no row."""
+    prior_rate: float = 2.5
+    """Tiles taken from the bag per turn assumed before any turn was seen."""
+    prior_weight: float = 4.0
+    completion: float = 0.5
+
+
+PARAMS = {
+    2: Params(margin=3, typical=15, max_gap=3),
+    3: Params(margin=1, typical=18, max_gap=11, step_cost=1.0, start_gain=1.0, late=6.0,
+              keep_power=0.3),
+    4: Params(margin=1, typical=15, start_min=5, max_gap=11, step_cost=0.5, step_gain=5.0,
+              value_gain=0.5, keep_power=0.6, completion=1.0),
+}
+"""Chosen by coordinate search in self-play on paired deals (see the module docstring):
+each constant in turn over a few values, kept when it raised the win rate against
+``heuristic-v1`` plus the mean score against random play (150 deals a try for two players,
+120 for three and four). ``typical`` is the paying power a scoring turn averages after the
+first, measured in phase-2 play (15; 18 with three players, where hands hold more of one
+colour by then), so that the turns a reason names are the turns the rows will take."""
+
+
+def params_for(players: int) -> Params:
+    """The tuned constants for ``players`` (the nearest table size tuned)."""
+    return PARAMS[min(max(players, 2), 4)]
+
+
+def turns_left(state: GameState, p: Params) -> float:
+    """How many more turns the player to move can expect, this one included."""
+    rules = state.rules
+    bag = len(state.bag)
+    taken = rules.tile_count - rules.players * rules.hand_size - bag
+    rate = (taken + p.prior_rate * p.prior_weight) / (state.turns + p.prior_weight)
+    return bag / max(rate, 0.5) / rules.players + p.completion
+
+
+def scoring_turns(rows: list[list[int]], power: int, typical: int) -> int:
+    """Phase-2 turns the rows need: each turn scores the biggest tail payable, the first
+    with ``power`` (or ``typical``, if more), the others with ``typical``. A tile no power
+    covers costs two turns (an exchange to build power, then the score)."""
+    left = [row[:] for row in rows if row]
+    turns = 0
+    budget = max(power, typical)
+    while left:
+        best: tuple[int, int, int] | None = None
+        for index, row in enumerate(left):
+            for count, due in enumerate(row_dues(row), 1):
+                if not covers(budget, due):
+                    break
+                if best is None or due > best[0]:
+                    best = (due, index, count)
+        if best is None:
+            turns += 2
+            index, count = min(range(len(left)), key=lambda i: left[i][-1]), 1
+        else:
+            turns += 1
+            _, index, count = best
+        del left[index][-count:]
+        if not left[index]:
+            del left[index]
+        budget = typical
+    return turns
+
+
+def should_declare(state: GameState, p: Params) -> bool:
+    """Whether the rows already need the turns that are left (less the margin)."""
+    seat = state.to_move
+    power = max(colour_sums(state.hands[seat]).values(), default=0)
+    needed = scoring_turns(state.rows[seat], power, p.typical)
+    return needed > 0 and needed >= turns_left(state, p) - p.margin
+
+
+def _chain(tiles: list[int], last: int | None, p: Params) -> tuple[float, list[int]]:
+    """Tiles (descending) that start a row or extend one ending at ``last`` in small steps,
+    and what they are worth to the plan."""
+    chain: list[int] = []
+    worth = 0.0
+    for tile in tiles:
+        value = VALUE[tile]
+        if last is None:
+            if value < p.start_min:
+                break
+            gain = p.start_gain * (value - p.start_min) + 1.0
+        elif not fits_row((last,), value):
+            continue
+        elif last - value > p.max_gap:
+            break
+        else:
+            gain = p.step_gain - p.step_cost * (last - value) + p.value_gain * value
+        chain.append(tile)
+        worth += gain
+        last = value
+    return worth, chain
+
+
+def best_place(state: GameState, p: Params) -> tuple[float, tuple[int, ...]]:
+    """The chain most worth placing now, with its worth (<= 0: none is)."""
+    seat = state.to_move
+    hand = state.hands[seat]
+    rows = state.rows[seat]
+    lateness = 1.0 - min(turns_left(state, p) / p.late, 1.0)
+    best: tuple[float, tuple[int, ...]] = (0.0, ())
+    for colour in {COLOUR[t] for t in hand}:
+        row = rows[colour]
+        tiles = sorted((t for t in hand if COLOUR[t] == colour), reverse=True)
+        worth, chain = _chain(tiles, row[-1] if row else None, p)
+        worth -= lateness * tiles_value(chain) / 2
+        if chain and worth > best[0]:
+            best = (worth, tuple(chain))
+    return best
+
+
+def keep_value(rows: list[list[int]], tile: int, p: Params) -> float:
+    """How much a hand tile is worth keeping in phase 1 (to place it, or to pay with it)."""
+    row = rows[COLOUR[tile]]
+    value = VALUE[tile]
+    if row and fits_row(row, value):
+        return 6.0 - 1.5 * (row[-1] - value) + value / 4
+    if not row:
+        return value - p.start_min + 2.0
+    return value / 4 - 1.0
+
+
+def best_score(hand: list[int], rows: list[list[int]]) -> tuple[int, int, int] | None:
+    """(due, row, count): the biggest row tail the hand's strongest colour can pay."""
+    power = max(colour_sums(hand).values(), default=0)
+    best: tuple[int, int, int] | None = None
+    for colour, row in enumerate(rows):
+        for count, due in enumerate(row_dues(row), 1):
+            if not covers(power, due):
+                break
+            if best is None or due > best[0]:
+                best = (due, colour, count)
+    return best
+
+
+def payment(hand: list[int], due: int, keep_power: float) -> tuple[int, ...]:
+    """Tiles of one colour that pay ``due``: the least overpay, less ``keep_power`` times
+    the paying power the hand keeps for the next turn; then the fewest tiles."""
+    sums = colour_sums(hand)
+    best: tuple[tuple[float, int], tuple[int, ...]] | None = None
+    for colour, total in sums.items():
+        if not covers(total, due):
+            continue
+        tiles = [t for t in hand if COLOUR[t] == colour]
+        others = max((v for c, v in sums.items() if c != colour), default=0)
+        for mask in range(1, 1 << len(tiles)):
+            chosen = tuple(tiles[i] for i in range(len(tiles)) if mask >> i & 1)
+            paid = tiles_value(chosen)
+            if not covers(paid, due):
+                continue
+            cost = (paid - due - keep_power * max(others, total - paid), len(chosen))
+            if best is None or cost < best[0]:
+                best = (cost, chosen)
+    return best[1] if best else ()
+
+
+def exchange_tiles(state: GameState, p: Params) -> tuple[int, ...]:
+    """Phase 1: the tiles that fit no row (the least useful one at least); phase 2: the
+    tiles outside the strongest colour, half the hand at most."""
+    seat = state.to_move
+    hand = state.hands[seat]
+    limit = state.rules.exchange_limit
+    if state.phases[seat] == 2:
+        sums = colour_sums(hand)
+        strongest = max(sums, key=lambda c: sums[c])
+        ranked = sorted(hand, key=lambda t: (COLOUR[t] == strongest, VALUE[t]))
+        return tuple(ranked[: max(1, min(limit, len(hand) // 2))])
+    rows = state.rows[seat]
+    ranked = sorted(hand, key=lambda t: keep_value(rows, t, p))
+    useless = [t for t in ranked if keep_value(rows, t, p) < 1.0]
+    return tuple(useless[:limit] or ranked[:1])
+
+
+def choose(state: GameState, rng: Random | None = None) -> Decision:
+    """The plan's decision for the player to move, as a decision tuple.
+
+    Deterministic: ``rng`` is accepted so that it fits ``playout``'s policy slot. The
+    hand is sorted first, so ties fall the same way however the hand was dealt.
+    """
+    seat = state.to_move
+    hand = state.hands[seat]
+    hand.sort()
+    p = params_for(state.rules.players)
+    if state.stage == MULLIGAN:
+        low = tuple(t for t in hand if VALUE[t] <= p.mulligan_max)
+        return (MULLIGAN_CHOICE, 0, 0, low[: len(state.bag)])
+    if state.phases[seat] == 1:
+        if should_declare(state, p):
+            return (DECLARE, 0, 0, ())
+        worth, chain = best_place(state, p)
+        if worth > 0:
+            return (PLACE, 0, 0, chain)
+    else:
+        scoring = best_score(hand, state.rows[seat])
+        if scoring is not None:
+            due, row, count = scoring
+            return (SCORE, row, count, payment(hand, due, p.keep_power))
+    if not hand:
+        return (PASS, 0, 0, ())
+    return (EXCHANGE, 0, 0, exchange_tiles(state, p))
+
+
+def needed_and_left(state: GameState) -> tuple[int, float]:
+    """For reasons: the scoring turns the mover's rows need, and the turns left."""
+    p = params_for(state.rules.players)
+    seat = state.to_move
+    power = max(colour_sums(state.hands[seat]).values(), default=0)
+    return scoring_turns(state.rows[seat], power, p.typical), turns_left(state, p)
+
+
+__all__ = ["PARAMS", "Params", "choose", "needed_and_left", "params_for", "scoring_turns",
+           "turns_left"]

@@ -1,0 +1,178 @@
+"""The ``search`` bot: determinized Monte Carlo over a few candidate moves.
+
+Each iteration imagines the hidden tiles (``sample_world``: a whole game consistent with
+everything this seat knows, the others' hands and the bag dealt at random from the unseen
+tiles), then plays every surviving candidate move in that same world, each followed by the
+plan (``plan.py``) for every seat to the end of the game. Because all candidates meet the
+same world and the same later draws (common random numbers), the luck of a sample falls on
+all of them alike and their difference is measured with far fewer playouts.
+
+Candidates are the moves that differ in substance: the plan's own choice; the declaration;
+placing a colour's highest placeable tiles (one, two, ... of them); each scoring tail with
+its cheapest payment and with the plan's payment; exchanging the one, two, ... least useful
+tiles. Sequential halving spends the budget: every candidate gets the same share of the
+first round, the better half goes on to the next round with twice as many playouts each, and
+so on, so the budget goes where the decision is close.
+
+The value of a playout is a win (1, shared 1/k) blended with the margin over the best other
+seat, so the search prefers a big win to a narrow one and a narrow loss to a big one.
+
+Options: ``search:time=1.0`` (seconds per decision, the default) or
+``search:iterations=N`` (sampled worlds per decision: the same seed gives the same move),
+``win=0.5`` (weight of the win against the margin).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from random import Random
+
+from noreturn.bots import plan
+from noreturn.bots.base import Budget, parse_options, register
+from noreturn.engine import (
+    TILE_COLOUR,
+    TILE_VALUE,
+    Action,
+    Declare,
+    Exchange,
+    GameState,
+    Mulligan,
+    Place,
+    Score,
+    View,
+    colour_sums,
+    placeable,
+    playout,
+    row_dues,
+    sample_world,
+    to_action,
+)
+
+MARGIN_SCALE = 60.0
+"""Points of margin that count as much as half a win (clipped beyond)."""
+
+
+def reward(state: GameState, seat: int, win_weight: float) -> float:
+    """A finished game's value for ``seat``, from 0 to 1."""
+    scores = state.scores()
+    mine = scores[seat]
+    best_other = max(s for i, s in enumerate(scores) if i != seat)
+    top = max(scores)
+    win = 1.0 / scores.count(top) if mine == top else 0.0
+    margin = max(-0.5, min(0.5, (mine - best_other) / MARGIN_SCALE))
+    return win_weight * win + (1.0 - win_weight) * (0.5 + margin)
+
+
+def candidates(state: GameState, legal: Sequence[Action]) -> list[Action]:
+    """The moves worth searching at ``state`` (the seat to move decides), plan's first."""
+    seat = state.to_move
+    allowed = set(legal)
+    chosen: list[Action] = [to_action(plan.choose(state))]
+    hand = sorted(state.hands[seat])
+    p = plan.params_for(state.rules.players)
+    if isinstance(chosen[0], Mulligan):
+        for most in range(0, 8):
+            chosen.append(Mulligan(tuple(sorted((t for t in hand if TILE_VALUE[t] <= most),
+                                                reverse=True))[: len(state.bag)]))
+        return [a for a in dict.fromkeys(chosen) if a in allowed] or list(legal)
+    chosen.append(Declare())
+    rows = state.rows[seat]
+    for tiles in placeable(hand, rows).values():
+        tiles.sort(reverse=True)
+        chosen += [Place(tuple(tiles[:k])) for k in range(1, len(tiles) + 1)]
+    for colour, row in enumerate(rows):
+        for count, due in enumerate(row_dues(row), 1):
+            for keep in (0.0, p.keep_power, 1.0):
+                pay = plan.payment(hand, due, keep)
+                if pay:
+                    chosen.append(Score(colour, count, tuple(sorted(pay, reverse=True))))
+    chosen += _exchanges(state, p)
+    return [a for a in dict.fromkeys(chosen) if a in allowed] or list(legal)
+
+
+def _exchanges(state: GameState, p: plan.Params) -> list[Action]:
+    """Exchanges of the one, two, ... least useful tiles (as the plan ranks them)."""
+    seat = state.to_move
+    hand = state.hands[seat]
+    if state.phases[seat] == 1:
+        ranked = sorted(hand, key=lambda t: plan.keep_value(state.rows[seat], t, p))
+    else:
+        sums = colour_sums(hand)
+        strongest = max(sums, key=lambda c: sums[c]) if sums else -1
+        ranked = sorted(hand, key=lambda t: (TILE_COLOUR[t] == strongest, TILE_VALUE[t]))
+    most = min(state.rules.exchange_limit, len(ranked))
+    return [Exchange(tuple(sorted(ranked[:k], reverse=True))) for k in range(1, most + 1)]
+
+
+class SearchBot:
+    """Sequential halving over the candidates, within seconds or iterations per decision."""
+
+    name = "search"
+
+    @property
+    def budget(self) -> Budget:
+        """What a decision may cost (``Bot.budget``): the server caps and schedules by it."""
+        if self.iterations is not None:
+            return Budget(iterations=self.iterations)
+        return Budget(seconds=self.seconds)
+
+    def __init__(self, seconds: float = 1.0, iterations: int | None = None,
+                 win_weight: float = 0.5) -> None:
+        self.seconds = seconds
+        self.iterations = iterations
+        self.win_weight = win_weight
+        self.last_playouts = 0
+
+    def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
+        """The candidate with the best mean value over the sampled worlds."""
+        if len(legal) == 1:
+            return legal[0]
+        seat = view.seat or 0
+        first = sample_world(view, rng)
+        options = candidates(first, legal)
+        if len(options) == 1:
+            return options[0]
+        return options[self._halving(view, seat, options, rng)]
+
+    def _halving(self, view: View, seat: int, options: list[Action], rng: Random) -> int:
+        """The index of the winner of sequential halving among ``options``."""
+        alive = list(range(len(options)))
+        totals = [0.0] * len(options)
+        counts = [0] * len(options)
+        rounds = max(1, math.ceil(math.log2(len(options))))
+        began = time.perf_counter()
+        self.last_playouts = 0
+        for done in range(rounds):
+            worlds = 0
+            deadline = began + self.seconds * (done + 1) / rounds
+            while self._more(worlds, rounds, deadline):
+                world = sample_world(view, rng)
+                seed = rng.random()
+                for index in alive:
+                    state = world.clone()
+                    state.apply(options[index])
+                    playout(state, Random(seed), plan.choose)
+                    totals[index] += reward(state, seat, self.win_weight)
+                    counts[index] += 1
+                worlds += 1
+            self.last_playouts += worlds * len(alive)
+            alive.sort(key=lambda i: -totals[i] / max(counts[i], 1))
+            alive = alive[: max(1, (len(alive) + 1) // 2)] if done < rounds - 1 else alive
+        return alive[0]
+
+    def _more(self, worlds: int, rounds: int, deadline: float) -> bool:
+        """Whether this round samples another world (at least two per round)."""
+        if self.iterations is not None:
+            return worlds < max(2, self.iterations // rounds)
+        return worlds < 2 or time.perf_counter() < deadline
+
+
+@register("search", "determinized Monte Carlo; search:time=1 (s per move) or "
+                    "search:iterations=N (worlds per move)")
+def _search(options: str) -> SearchBot:
+    values = parse_options(options, {"time": float, "iterations": int, "win": float})
+    return SearchBot(seconds=float(values.get("time", 1.0)),
+                     iterations=int(values["iterations"]) if "iterations" in values else None,
+                     win_weight=float(values.get("win", 0.5)))

@@ -40,14 +40,14 @@ SMALL = Rules(players=2, colors=3, max_value=6, copies=2, hand_size=4, exchange_
 # ----------------------------------------------------------------------------- registry
 def test_registry_knows_every_bot_and_level() -> None:
     names = bot_names()
-    for name in ("random", "greedy", "heuristic", "ismcts", *LEVELS):
+    for name in ("random", "greedy", "heuristic", "ismcts", "plan", "search", *LEVELS):
         assert name in names
         if name != "external":
-            assert make_bot(name).name in {"random", "greedy", "heuristic-v1", "ismcts-v1"}
+            assert make_bot(name).name in {"random", "greedy", "plan", "search", "ismcts-v1"}
 
 
 def test_the_general_names_stand_for_the_current_bots() -> None:
-    assert CURRENT == {"heuristic": "heuristic-v1", "ismcts": "ismcts-v1"}
+    assert CURRENT == {"heuristic": "plan", "ismcts": "ismcts-v1"}
     for name, bot in CURRENT.items():
         assert make_bot(f"{name}").name == make_bot(bot).name == bot
         assert bot_names()[name].startswith(f"now {bot}: ")

@@ -73,10 +73,10 @@ BotFactory = Callable[[str], Bot]
 _REGISTRY: dict[str, BotFactory] = {}
 _DESCRIPTIONS: dict[str, str] = {}
 
-LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "ismcts", "expert": "ismcts:time=3"}
+LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "search", "expert": "search:time=3"}
 """Player-facing levels and the bot spec each stands for."""
 
-CURRENT = {"heuristic": "heuristic-v1", "ismcts": "ismcts-v1"}
+CURRENT = {"heuristic": "plan", "ismcts": "ismcts-v1"}
 """The general names and the registered bot each stands for now: a better bot takes over a
 name here, while the frozen yardsticks keep their own names (``bots/yardsticks``)."""
 

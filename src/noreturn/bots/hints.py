@@ -5,7 +5,7 @@ from __future__ import annotations
 from random import Random
 
 from noreturn.bots.base import BotError
-from noreturn.bots.yardsticks.heuristic_v1 import HeuristicV1Bot as Advisor
+from noreturn.bots.planner import PlanBot as Advisor
 from noreturn.engine import Action, View, legal_actions, sample_world
 
 

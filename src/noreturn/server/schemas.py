@@ -37,7 +37,7 @@ class SeatIn(_Strict):
     level: str | None = Field(
         default=None, max_length=64,
         description="for a bot: easy, medium, hard, expert, random, greedy, heuristic or "
-                    "ismcts:time=S / ismcts:iterations=N (default medium)")
+                    "search:time=S / search:iterations=N (default medium)")
 
 
 def _bounded(name: str, low: int, high: int, what: str) -> Any:

@@ -61,7 +61,8 @@ log = logging.getLogger("noreturn.server")
 
 TAKEOVER_LEVEL = "medium"
 """The bot that plays on for a person who leaves during the game."""
-BOT_LEVELS = ("easy", "medium", "hard", "expert", "random", "greedy", "heuristic", "ismcts")
+BOT_LEVELS = ("easy", "medium", "hard", "expert", "random", "greedy", "heuristic", "plan",
+              "search", "ismcts", "heuristic-v1", "ismcts-v1")
 """Bot specs a table may seat. Never ``external:``: that would run a command on the server."""
 MAX_BOT_SECONDS = 3.0
 """The longest a thinking bot (one with a ``Budget``) may think per move here: the

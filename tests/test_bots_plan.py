@@ -197,3 +197,19 @@ def test_payments_keep_power_when_asked() -> None:
     hand = [b11, b2, r9, r8]
     assert plan.payment(hand, 9, 0.0) == (r9,)  # no overpay
     assert sum(plan.VALUE[t] for t in plan.payment(hand, 9, 1.0)) >= 9
+
+
+def test_the_tuning_script_runs_and_prints_the_constants(capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    import importlib.util  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    path = Path(__file__).parents[1] / "benchmarks" / "tune_plan.py"
+    spec = importlib.util.spec_from_file_location("tune_plan", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(["--players", "3", "--deals", "2", "--rounds", "0"])
+    out = capsys.readouterr().out
+    assert out.startswith("start: ") and "against v1" in out and "against random" in out
+    assert "final: " in out and repr(plan.params_for(3)) in out

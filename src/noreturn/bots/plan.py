@@ -20,7 +20,7 @@ So the plan is a budget of turns:
   margin that grows with what a leftover costs (a tile left in a row costs twice its value
   against scoring it, a turn declared early only the next placement). The margin and the
   typical power are not guessed: they were chosen per table size by self-play on paired
-  deals (``docs/tournaments/plan-tuning.md``).
+  deals (``benchmarks/tune_plan.py``; figures in ``docs/bots.md``).
 - **Building**: the longest chain of one colour that starts a row high or extends one with
   small steps, valued per tile; late in phase 1 a tile placed is worth less (it may not be
   scored). When nothing is worth placing, the tiles that fit no row are exchanged.
@@ -259,15 +259,20 @@ def exchange_tiles(state: GameState, p: Params) -> tuple[int, ...]:
 
 
 def choose(state: GameState, rng: Random | None = None) -> Decision:
-    """The plan's decision for the player to move, as a decision tuple.
+    """The plan's decision for the player to move, as a decision tuple, with the constants
+    tuned for the table size (``PARAMS``).
 
-    Deterministic: ``rng`` is accepted so that it fits ``playout``'s policy slot. The
-    hand is sorted first, so ties fall the same way however the hand was dealt.
+    Deterministic: ``rng`` is accepted so that it fits ``playout``'s policy slot.
     """
+    return decide(state, params_for(state.rules.players))
+
+
+def decide(state: GameState, p: Params) -> Decision:
+    """The plan's decision with the constants ``p`` (``benchmarks/tune_plan.py`` tries
+    others). The hand is sorted first, so ties fall the same way however it was dealt."""
     seat = state.to_move
     hand = state.hands[seat]
     hand.sort()
-    p = params_for(state.rules.players)
     if state.stage == MULLIGAN:
         low = tuple(t for t in hand if VALUE[t] <= p.mulligan_max)
         return (MULLIGAN_CHOICE, 0, 0, low[: len(state.bag)])
@@ -295,5 +300,5 @@ def needed_and_left(state: GameState) -> tuple[int, float]:
     return scoring_turns(state.rows[seat], power, p.typical), turns_left(state, p)
 
 
-__all__ = ["PARAMS", "Params", "choose", "needed_and_left", "params_for", "scoring_turns",
-           "turns_left"]
+__all__ = ["PARAMS", "Params", "choose", "decide", "needed_and_left", "params_for",
+           "scoring_turns", "turns_left"]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""OpenSpiel's ISMCTS bot plays No Return against noreturn's ``random`` and ``heuristic`` bots.
+"""OpenSpiel's ISMCTS bot plays No Return against noreturn's ``random`` and ``heuristic-v1`` bots.
 
 The search is OpenSpiel's own (``open_spiel.python.algorithms.ismcts.ISMCTSBot``); it sees
 the game only through its information state: every simulation starts from
@@ -55,7 +55,7 @@ from noreturn.rl import features
 from noreturn.sim.stats import wilson_interval
 
 DEFAULT_VARIANT = "colors=3,max_value=6,hand_size=5"
-OPPONENTS = ("random", "heuristic")
+OPPONENTS = ("random", "heuristic-v1")
 
 
 class PlayoutEvaluator(mcts.Evaluator):  # type: ignore[misc]
@@ -151,7 +151,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--rollout", choices=("heuristic", "engine", "random"),
                         default="heuristic", help="rollout policy (default heuristic)")
     parser.add_argument("--opponents", default=",".join(OPPONENTS),
-                        help="noreturn bot specs, comma-separated (default random,heuristic)")
+                        help="noreturn bot specs, comma-separated (default random,heuristic-v1)")
     args = parser.parse_args(argv)
     if args.games < 1 or args.simulations < 1:
         parser.error("--games and --simulations must be at least 1")

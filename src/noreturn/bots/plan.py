@@ -182,7 +182,7 @@ def _chain(tiles: list[int], last: int | None, p: Params) -> tuple[float, list[i
 def best_place(state: GameState, p: Params) -> tuple[float, tuple[int, ...]]:
     """The chain most worth placing now, with its worth (<= 0: none is)."""
     seat = state.to_move
-    hand = state.hands[seat]
+    hand = sorted(state.hands[seat])  # its order means nothing: ties fall alike
     rows = state.rows[seat]
     lateness = 1.0 - min(turns_left(state, p) / p.late, 1.0)
     best: tuple[float, tuple[int, ...]] = (0.0, ())
@@ -245,7 +245,7 @@ def exchange_tiles(state: GameState, p: Params) -> tuple[int, ...]:
     """Phase 1: the tiles that fit no row (the least useful one at least); phase 2: the
     tiles outside the strongest colour, half the hand at most."""
     seat = state.to_move
-    hand = state.hands[seat]
+    hand = sorted(state.hands[seat])  # its order means nothing: ties fall alike
     limit = state.rules.exchange_limit
     if state.phases[seat] == 2:
         sums = colour_sums(hand)
@@ -269,10 +269,10 @@ def choose(state: GameState, rng: Random | None = None) -> Decision:
 
 def decide(state: GameState, p: Params) -> Decision:
     """The plan's decision with the constants ``p`` (``benchmarks/tune_plan.py`` tries
-    others). The hand is sorted first, so ties fall the same way however it was dealt."""
+    others). It reads the hand sorted (a copy: the state is never changed), so ties fall
+    the same way however it was dealt."""
     seat = state.to_move
-    hand = state.hands[seat]
-    hand.sort()
+    hand = sorted(state.hands[seat])
     if state.stage == MULLIGAN:
         low = tuple(t for t in hand if VALUE[t] <= p.mulligan_max)
         return (MULLIGAN_CHOICE, 0, 0, low[: len(state.bag)])

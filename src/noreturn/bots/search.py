@@ -95,7 +95,7 @@ def candidates(state: GameState, legal: Sequence[Action]) -> list[Action]:
 def _exchanges(state: GameState, p: plan.Params) -> list[Action]:
     """Exchanges of the one, two, ... least useful tiles (as the plan ranks them)."""
     seat = state.to_move
-    hand = state.hands[seat]
+    hand = sorted(state.hands[seat])
     if state.phases[seat] == 1:
         ranked = sorted(hand, key=lambda t: plan.keep_value(state.rows[seat], t, p))
     else:

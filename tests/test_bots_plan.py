@@ -174,11 +174,33 @@ def test_the_plan_declares_when_the_rows_need_the_turns_left() -> None:
         if state.stage != 2 or state.phases[state.to_move] == 2:
             continue
         needed, left = plan.needed_and_left(state)
-        expected = needed > 0 and needed >= left - p.margin
+        margin = p.safe_margin if plan.lead(state) >= p.safe_lead else p.margin
+        expected = needed > 0 and needed >= left - margin
         assert plan.should_declare(state, p) == expected
         assert (to_action(plan.choose(state.clone())) == Declare()) == expected
         declared += expected
     assert declared == 2  # each seat switches once
+
+
+def test_far_ahead_the_plan_builds_on_instead_of_racing() -> None:
+    """Two players: with a safe lead the switch keeps no margin, in a close game it keeps
+    the race's; the same position decides differently by the rival's public pile alone."""
+    p = plan.params_for(2)
+    assert p.safe_margin < p.margin
+    for state in _plan_game(Rules(), 3):
+        if state.stage != 2 or state.phases[state.to_move] == 2:
+            continue
+        needed, left = plan.needed_and_left(state)
+        if not left - p.margin <= needed < left - p.safe_margin:
+            continue
+        rival = 1 - state.to_move
+        close, far = state.clone(), state.clone()
+        close.pile_sums[rival] = plan.lead(state) + state.pile_sums[rival]  # level
+        far.pile_sums[rival] = state.pile_sums[rival] - 10_000  # hopelessly behind
+        assert plan.should_declare(close, p)
+        assert not plan.should_declare(far, p)
+        return
+    pytest.fail("no position between the two margins in this game")
 
 
 def test_reasons_name_the_plan() -> None:

@@ -18,7 +18,9 @@ So the plan is a budget of turns:
   hand's real power, later ones with a typical power.
 - **The switch**: declare when the rows need as many scoring turns as are left, less a
   margin that grows with what a leftover costs (a tile left in a row costs twice its value
-  against scoring it, a turn declared early only the next placement). The margin and the
+  against scoring it, a turn declared early only the next placement). With two players
+  the margin is also a race's: who empties the bag first cuts the rival's time. Far ahead
+  (``safe_lead``) there is no race to run, and the margin falls to nothing. The margin and the
   typical power are not guessed: they were chosen per table size by self-play on paired
   deals (``benchmarks/tune_plan.py``; figures in ``docs/bots.md``).
 - **Building**: the longest chain of one colour that starts a row high or extends one with
@@ -89,10 +91,14 @@ class Params:
     """Tiles taken from the bag per turn assumed before any turn was seen."""
     prior_weight: float = 4.0
     completion: float = 0.5
+    safe_lead: float = 1000.0
+    """A lead (projected score over the best other seat's) from which the race is won
+    and the margin becomes ``safe_margin``: then the plan builds for its own score."""
+    safe_margin: float = 0.0
 
 
 PARAMS = {
-    2: Params(margin=3, typical=15, max_gap=3),
+    2: Params(margin=3, typical=15, max_gap=3, safe_lead=40),
     3: Params(margin=1, typical=18, max_gap=11, step_cost=1.0, start_gain=1.0, late=6.0,
               keep_power=0.3),
     4: Params(margin=1, typical=15, start_min=5, max_gap=11, step_cost=0.5, step_gain=5.0,
@@ -149,11 +155,27 @@ def scoring_turns(rows: list[list[int]], power: int, typical: int) -> int:
 
 
 def should_declare(state: GameState, p: Params) -> bool:
-    """Whether the rows already need the turns that are left (less the margin)."""
+    """Whether the rows already need the turns that are left (less the margin).
+
+    The margin is a race's: declaring early and emptying the bag cuts a close rival's
+    time. Far ahead there is no race, and the plan builds on for its own score."""
     seat = state.to_move
     power = max(colour_sums(state.hands[seat]).values(), default=0)
     needed = scoring_turns(state.rows[seat], power, p.typical)
-    return needed > 0 and needed >= turns_left(state, p) - p.margin
+    margin = p.safe_margin if lead(state) >= p.safe_lead else p.margin
+    return needed > 0 and needed >= turns_left(state, p) - margin
+
+
+def projected(state: GameState, seat: int) -> int:
+    """A seat's score if its rows were all scored: its pile plus its rows (public)."""
+    return state.pile_sums[seat] + sum(tiles_value(row) for row in state.rows[seat])
+
+
+def lead(state: GameState) -> int:
+    """How far the mover's projected score is ahead of the best other seat's."""
+    seat = state.to_move
+    mine = projected(state, seat)
+    return mine - max(projected(state, s) for s in range(state.rules.players) if s != seat)
 
 
 def _chain(tiles: list[int], last: int | None, p: Params) -> tuple[float, list[int]]:
@@ -300,5 +322,5 @@ def needed_and_left(state: GameState) -> tuple[int, float]:
     return scoring_turns(state.rows[seat], power, p.typical), turns_left(state, p)
 
 
-__all__ = ["PARAMS", "Params", "choose", "decide", "needed_and_left", "params_for",
+__all__ = ["PARAMS", "Params", "choose", "decide", "lead", "needed_and_left", "params_for",
            "scoring_turns", "turns_left"]

@@ -289,17 +289,18 @@ def choose(state: GameState, rng: Random | None = None) -> Decision:
     return decide(state, params_for(state.rules.players))
 
 
-def decide(state: GameState, p: Params) -> Decision:
+def decide(state: GameState, p: Params, may_declare: bool = True) -> Decision:
     """The plan's decision with the constants ``p`` (``benchmarks/tune_plan.py`` tries
     others). It reads the hand sorted (a copy: the state is never changed), so ties fall
-    the same way however it was dealt."""
+    the same way however it was dealt. With ``may_declare`` false it stays in phase 1 this
+    turn (the "wait" the switch advisor weighs against declaring)."""
     seat = state.to_move
     hand = sorted(state.hands[seat])
     if state.stage == MULLIGAN:
         low = tuple(t for t in hand if VALUE[t] <= p.mulligan_max)
         return (MULLIGAN_CHOICE, 0, 0, low[: len(state.bag)])
     if state.phases[seat] == 1:
-        if should_declare(state, p):
+        if may_declare and should_declare(state, p):
             return (DECLARE, 0, 0, ())
         worth, chain = best_place(state, p)
         if worth > 0:

@@ -1,0 +1,122 @@
+"""The switch advisor: at a phase-1 turn, what declaring now is worth against waiting.
+
+No Return's one big decision is when to leave phase 1, and it cannot be taken back. The
+advisor answers it the way the search bot weighs any move: it imagines the hidden tiles
+(``sample_world``: the other hands and the bag dealt at random from what this seat has not
+seen), and in each imagined world plays both lines to the end with the plan (``plan.py``)
+in every seat:
+
+- **declare now**: the declaration, then the plan's phase-2 play from this very turn;
+- **wait**: the plan's best move that stays in phase 1 this turn (a placement, or an
+  exchange), after which the plan switches when its own rule says so.
+
+Both lines meet the same world and the same later draws (common random numbers), so their
+difference is measured with far fewer samples than either value alone. Each line's value is
+what a player cares about: the expected final margin (own score minus the best other seat's)
+and the chance of finishing first. The advice reads only the seat's view: it is the same
+whatever the hidden tiles really are.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from random import Random
+
+from noreturn.bots import plan
+from noreturn.engine import Declare, GameState, View, playout, sample_world, to_action
+
+
+@dataclass(frozen=True, slots=True)
+class Outlook:
+    """How one line is expected to end for the advised seat.
+
+    Attributes:
+        margin: the mean final margin, own score minus the best other seat's (points).
+        win: the chance of finishing first (a shared first place counts as a share).
+    """
+
+    margin: float
+    win: float
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchAdvice:
+    """Declaring now against waiting, measured over ``worlds`` sampled worlds."""
+
+    declare: Outlook
+    wait: Outlook
+    worlds: int
+
+    @property
+    def gain(self) -> float:
+        """Points of expected margin that declaring now gains over waiting (negative:
+        waiting is better)."""
+        return self.declare.margin - self.wait.margin
+
+    @property
+    def better(self) -> str:
+        """``"declare"`` or ``"wait"``: the line with the better expected margin."""
+        return "declare" if self.gain > 0 else "wait"
+
+    def text(self) -> str:
+        """One line for a player: both outlooks and which is better by how much."""
+        verdict = ("declaring now looks better" if self.better == "declare"
+                   else "waiting looks better")
+        return (f"declare now: margin {self.declare.margin:+.0f}, win "
+                f"{self.declare.win:.0%} · wait: margin {self.wait.margin:+.0f}, win "
+                f"{self.wait.win:.0%} → {verdict} by {abs(self.gain):.0f} points "
+                f"({self.worlds} samples)")
+
+
+def can_advise(view: View) -> bool:
+    """Whether there is a switch to weigh: the seat's own turn in play, in phase 1."""
+    return (view.seat is not None and view.my_turn and view.stage == "play"
+            and view.phases[view.seat] == 1)
+
+
+def switch_advice(view: View, *, seconds: float = 0.5, worlds: int | None = None,
+                  rng: Random | None = None) -> SwitchAdvice | None:
+    """Weigh declaring now against waiting for the seat of ``view``; ``None`` when there
+    is no switch to weigh (see ``can_advise``).
+
+    The budget is ``worlds`` sampled worlds when given (the same ``rng`` seed then gives
+    the same advice), else ``seconds`` of wall clock (at least eight worlds).
+    """
+    if not can_advise(view):
+        return None
+    seat = view.seat or 0
+    rng = rng or Random()
+    params = plan.params_for(view.rules.players)
+    deadline = time.perf_counter() + seconds
+    sums = {"declare": [0.0, 0.0], "wait": [0.0, 0.0]}
+    count = 0
+    while (count < worlds) if worlds is not None else (
+            count < 8 or time.perf_counter() < deadline):
+        world = sample_world(view, rng)
+        seed = rng.random()
+        declared = world.clone()
+        declared.apply(Declare())
+        waited = world
+        waited.apply(to_action(plan.decide(waited, params, may_declare=False)))
+        for line, state in (("declare", declared), ("wait", waited)):
+            playout(state, Random(seed), plan.choose)
+            margin, win = _result(state, seat)
+            sums[line][0] += margin
+            sums[line][1] += win
+        count += 1
+    declare, wait = (Outlook(sums[k][0] / count, sums[k][1] / count)
+                     for k in ("declare", "wait"))
+    return SwitchAdvice(declare, wait, count)
+
+
+def _result(state: GameState, seat: int) -> tuple[int, float]:
+    """A finished game's margin for ``seat`` and its share of first place."""
+    scores = state.scores()
+    best_other = max(s for i, s in enumerate(scores) if i != seat)
+    top = max(scores)
+    win = 1.0 / scores.count(top) if scores[seat] == top else 0.0
+    return scores[seat] - best_other, win
+
+
+__all__ = ["Outlook", "SwitchAdvice", "can_advise", "switch_advice"]

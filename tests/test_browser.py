@@ -42,6 +42,8 @@ SMALL_RULES = {"colors": "3", "max_value": "6", "hand_size": "5"}
 LINE = re.compile(r"^(\d+)\. (.+): (-?\d+) = pile (-?\d+) - rows (-?\d+)$")
 TILE = re.compile(r"^[ROYGBP]\d+$")
 MAX_TURNS = 200
+BOT_DELAY = 1.5
+"""Seconds the slow server's bots wait before moving: time to see that one is thinking."""
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).is_file(),
                                 reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)")
@@ -50,11 +52,12 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).is_file(),
 class ServerThread:
     """The real app on uvicorn in a thread, on a free port of 127.0.0.1."""
 
-    def __init__(self, db_url: str) -> None:
+    def __init__(self, db_url: str, bot_delay: float = 0.0) -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
-        config = uvicorn.Config(create_app(db_url), host="127.0.0.1", port=self.port,
+        config = uvicorn.Config(create_app(db_url, bot_delay=bot_delay), host="127.0.0.1",
+                                port=self.port,
                                 log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -83,6 +86,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
     """One server with a fresh SQLite database for this module's tests."""
     db = tmp_path_factory.mktemp("browser") / "tables.db"
     with ServerThread(f"sqlite:///{db}") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
+    """A server whose bots wait ``BOT_DELAY`` seconds before each move, as people see them."""
+    db = tmp_path_factory.mktemp("browser-slow") / "tables.db"
+    with ServerThread(f"sqlite:///{db}", bot_delay=BOT_DELAY) as running:
         yield running
 
 
@@ -316,4 +327,35 @@ def test_a_wrong_seat_link_says_so_and_stops(server: ServerThread, browser: Any)
     assert page.locator("#errors a", has_text="Watch instead").count() == 1
     page.goto(f"{server.base}/play/no-such-table#token=x")
     sync_api.expect(page.locator("#errors")).to_contain_text("no table")
+    assert errors == []
+
+
+def test_when_to_switch_by_keyboard_on_a_phone_while_the_bot_is_seen_thinking(
+        slow_server: ServerThread, browser: Any) -> None:
+    """The button only on phase-1 turns; Enter asks; the advisor's line shows as plain text;
+    while the bot is to move the turn note says it is thinking."""
+    phone = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+    page, errors = new_page(browser, **phone)
+    href = create_in_lobby(page, slow_server.base, SMALL_RULES)
+    page.goto(slow_server.base + href)
+    join_and_start(page)
+    assert wait_for_decision(page)
+    assert page.evaluate("window.noreturn.state().view.stage") == "mulligan"
+    sync_api.expect(page.locator("#switch")).to_be_hidden()
+    page.click("#moves button[data-kind=keep]")
+    sync_api.expect(page.locator("#turn-note")).to_have_text(re.compile(r"\(bot\) is thinking…"))
+    assert wait_for_decision(page)
+    button = page.locator("#switch")
+    sync_api.expect(button).to_be_visible()
+    sync_api.expect(button).to_have_text("When to switch?")
+    button.focus()
+    page.keyboard.press("Enter")
+    box = page.locator("#switch-box")
+    sync_api.expect(box).to_be_visible()
+    sync_api.expect(box).to_contain_text("declare now: margin ")
+    sync_api.expect(box).to_contain_text(re.compile(r"looks better by \d+ points \(\d+ samples\)"))
+    assert page.locator("#switch-box *").count() == 0  # plain text, never markup
+    assert page.evaluate("document.activeElement.id") == "switch"  # focus stays for the keys
+    assert overflow(page) == 0
+    assert small_targets(page) == []
     assert errors == []

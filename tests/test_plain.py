@@ -7,7 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from noreturn.plain import run_plain
+import pytest
+
+from noreturn.plain import HELP, PlainGame, QuitError, run_plain
+from noreturn.table import LocalTable, make_seats
 
 
 def play_fed(lines: str, tmp_path: Path, seed: int = 5) -> tuple[str, dict[str, Any]]:
@@ -88,3 +91,18 @@ def test_plain_hotseat_hands_the_keyboard_over(tmp_path: Path) -> None:
     assert "Ada, mulligan> " in text and "Bob, mulligan> " in text
     bobs = text[text.index("pass the keyboard to Bob"):text.index("Bob, mulligan> ")]
     assert "Ada was dealt 8 tiles" in bobs and "Ada set aside 1 tile and drew 1" in bobs
+
+
+def test_plain_switch_weighs_declaring_against_waiting_in_phase_1_only(tmp_path: Path) -> None:
+    lines = iter(["switch", "", "switch", "declare", "y", "switch", "quit"])
+    out: list[str] = []
+    table = LocalTable(make_seats(2, ["Ada"], ["greedy"]), seed=5, save_dir=tmp_path)
+    game = PlainGame(table, lambda _: next(lines), out.append, advice_worlds=8)
+    with pytest.raises(QuitError):
+        game.run()
+    said = [line for line in out if "weigh" in line or "switch:" in line]
+    assert said[0] == "  nothing to weigh: the mulligan comes first"
+    assert said[1].startswith("  switch: declare now: margin ")
+    assert said[1].endswith("(8 samples)")
+    assert "nothing to weigh: you have declared phase 2 already" in said[2]
+    assert "switch " in HELP

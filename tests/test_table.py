@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from random import Random
 
 import pytest
 
+from noreturn.bots.switch import switch_advice
 from noreturn.engine import (
     Action,
     Declare,
     Exchange,
+    Mulligan,
     Place,
     Rules,
     Score,
@@ -162,6 +165,34 @@ def test_hints_are_legal_all_game_long() -> None:
     assert play_hints(table) > 0  # play_hints checks each hint against the legal actions
     with pytest.raises(ValueError, match="turn"):
         table.hint()
+
+
+def test_switch_advice_weighs_only_a_persons_phase_1_turn() -> None:
+    table = LocalTable(make_seats(2, ["Ada"], ["greedy"]), SMALL, seed=4)
+    table.run_bots()
+    assert table.why_no_switch_advice() == "nothing to weigh: the mulligan comes first"
+    with pytest.raises(ValueError, match="mulligan comes first"):
+        table.switch_advice(worlds=4)
+    assert table.try_action(Mulligan(())) is None
+    assert table.why_no_switch_advice() == "nothing to weigh: it is Bea's turn"
+    table.run_bots()
+    assert table.why_no_switch_advice() is None
+    seen = table.view_for(0)
+    job = table.switch_job(worlds=8, rng=Random(1))
+    assert table.try_action(Declare()) is None
+    assert job() == switch_advice(seen, worlds=8, rng=Random(1))  # the turn it was asked at
+    with pytest.raises(ValueError, match="declared phase 2 already"):
+        table.switch_advice(worlds=4)
+
+
+def test_switch_advice_at_the_table_is_the_advisors_for_the_persons_view() -> None:
+    table = LocalTable(make_seats(2, ["Ada"], ["greedy"]), SMALL, seed=4)
+    table.run_bots()
+    table.try_action(Mulligan(()))
+    table.run_bots()
+    advice = table.switch_advice(worlds=8, rng=Random(2))
+    assert advice == switch_advice(table.view_for(0), worlds=8, rng=Random(2))
+    assert advice.worlds == 8 and advice.text().endswith("(8 samples)")
 
 
 def _hidden_tiles(line: str) -> list[str]:

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Footer
 
+from noreturn.bots.switch import Outlook, SwitchAdvice
 from noreturn.engine import Declare, Exchange, Pass, Place, Rules, colour_of, tile_code
 from noreturn.records import check_record
 from noreturn.table import LocalTable, Seat, make_seats
+from noreturn.tui.advice import WEIGHING, AdviceLine
 from noreturn.tui.app import NoReturnApp
 from noreturn.tui.moves import Target, candidates, hand_order, payments, tiles_of
 from noreturn.tui.screens import ConfirmScreen, EndScreen, HandoverScreen
@@ -24,6 +28,8 @@ from noreturn.tui.widgets import HandView, MovePanel
 
 SMALL = Rules(players=2, colors=3, max_value=6, copies=2, hand_size=5, exchange_limit=3)
 SIZE = (120, 40)
+ADVICE_WORLDS = 8
+"""The switch advisor's budget at each phase-1 turn: a few worlds, not a time."""
 
 Body = Callable[[Pilot[str], NoReturnApp], Awaitable[None]]
 
@@ -31,13 +37,13 @@ Body = Callable[[Pilot[str], NoReturnApp], Awaitable[None]]
 def new_app(tmp_path: Path, seats: list[Seat] | None = None, rules: Rules = SMALL,
             seed: int = 1, color: bool = True) -> NoReturnApp:
     table = LocalTable(seats or make_seats(2, ["Ada"], ["greedy"]), rules, seed, tmp_path)
-    return NoReturnApp(table, bot_delay=0, color=color)
+    return NoReturnApp(table, bot_delay=0, color=color, advice_worlds=ADVICE_WORLDS)
 
 
-def drive(app: NoReturnApp, body: Body) -> None:
-    """Run ``body`` against ``app`` in a headless terminal."""
+def drive(app: NoReturnApp, body: Body, size: tuple[int, int] = SIZE) -> None:
+    """Run ``body`` against ``app`` in a headless terminal of ``size`` columns and lines."""
     async def run() -> None:
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             await settle(pilot)
             await body(pilot, app)
 
@@ -191,6 +197,98 @@ def test_hint_selects_a_legal_move_and_says_why(tmp_path: Path) -> None:
             assert current is not None and current.legal and current.action == hinted
 
     drive(new_app(tmp_path, seed=5), body)
+
+
+def test_the_switch_advice_is_weighed_at_each_phase_1_turn_and_w_shows_it(
+        tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await pilot.press("w")
+        assert text(app, "#message") == "nothing to weigh: the mulligan comes first"
+        assert text(app, "#advice") == ""
+        await past_mulligan(pilot, app)
+        line = text(app, "#advice")
+        assert line.startswith("switch: declare ") and " · wait " in line, line
+        assert line.count("✓") == 1
+        await pilot.press("w")
+        full = text(app, "#message")
+        assert full.startswith("switch: declare now: margin ") and full.endswith("(8 samples)")
+        await pilot.press("h", "enter")  # a phase-1 move: the next turn is weighed afresh
+        await settle(pilot)
+        turn = app.query_one(AdviceLine).slot.turn
+        assert turn == (app.table.version, 0) and text(app, "#advice").startswith("switch: ")
+        await pilot.press("d", "y")
+        await pilot.pause()
+        assert text(app, "#advice") == ""
+        await pilot.press("w")
+        assert text(app, "#message").startswith("nothing to weigh: you have declared phase 2")
+
+    drive(new_app(tmp_path, seed=5), body)
+
+
+def test_an_answer_weighed_for_a_turn_gone_by_is_dropped(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await past_mulligan(pilot, app)
+        line = app.query_one(AdviceLine)
+        old = line.slot.turn
+        assert old is not None and line.slot.advice is not None
+        shown = text(app, "#advice")
+        await pilot.press("h", "enter")
+        await settle(pilot)
+        now = line.slot.advice
+        assert line.slot.turn != old
+        stale = SwitchAdvice(Outlook(99, 1.0), Outlook(-99, 0.0), 8)
+        line._advised(old, stale, "")
+        assert line.slot.advice is now and "+99" not in text(app, "#advice")
+        assert shown.startswith("switch: ")
+
+    drive(new_app(tmp_path, seed=5), body)
+
+
+def test_w_while_the_advice_is_weighed_shows_it_when_it_comes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The advisor is held back: the screen still answers keys, then the line arrives."""
+    release = threading.Event()
+    advice = SwitchAdvice(Outlook(12, 0.64), Outlook(8, 0.58), 8)
+    app = new_app(tmp_path, seed=5)
+
+    def slow_job(*_: object) -> Callable[[], SwitchAdvice]:
+        def weigh() -> SwitchAdvice:
+            release.wait(10)
+            return advice
+        return weigh
+
+    monkeypatch.setattr(app.table, "switch_job", slow_job)
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await pilot.press("enter")  # keep the hand; the bot answers; Ada's turn is weighed
+        for _ in range(100):
+            await pilot.pause()
+            if text(app, "#advice") == WEIGHING:
+                break
+        assert text(app, "#advice") == WEIGHING
+        await pilot.press("w")
+        assert text(app, "#message") == WEIGHING
+        await pilot.press("1")  # the screen is alive while the advisor thinks
+        assert app.selected == {0}
+        release.set()
+        await settle(pilot)
+        assert text(app, "#advice") == "switch: declare +12 (win 64%) ✓ · wait +8 (58%)"
+        assert text(app, "#message") == f"switch: {advice.text()}"
+
+    drive(app, body)
+
+
+def test_the_switch_line_fits_an_80_by_24_terminal(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await past_mulligan(pilot, app)
+        line = app.query_one(AdviceLine)
+        shown = text(app, "#advice")
+        assert shown.startswith("switch: ")
+        assert len(shown) <= line.content_region.width, (shown, line.content_region)
+        buttons = app.query_one("#buttons").region  # the line costs no row: all on screen
+        assert line.region.bottom <= buttons.y and buttons.bottom <= app.query_one(Footer).region.y
+
+    drive(new_app(tmp_path, rules=Rules(players=2), seed=5), body, size=(80, 24))
 
 
 @pytest.mark.parametrize("seed", [1, 2])  # Bob starts, Ada starts

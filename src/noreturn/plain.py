@@ -37,6 +37,7 @@ Type a move, or a number from the list that ? shows:
   score R x2 pay B7 B5  score the 2 lowest tiles of your R row, paying with blue tiles
   ? [word]              list your legal moves (optionally only those containing word)
   hint                  a suggested move and why;  undo  take back your last move (vs bots)
+  switch                phase 1: declaring now against waiting, as sampled games end
   tiles                 how many of each tile you have not seen yet
   rules                 the rules in brief;  quit  stop (the game so far is saved)
 At the mulligan, type the tiles to set aside (R3 B5) or press Enter to keep your hand."""
@@ -60,9 +61,11 @@ class PlainGame:
     """Asks the people at a ``LocalTable`` for their moves on text lines."""
 
     def __init__(self, table: LocalTable, read: Callable[[str], str],
-                 write: Callable[[str], None]) -> None:
-        """Play ``table`` reading lines with ``read(prompt)`` and writing with ``write``."""
+                 write: Callable[[str], None], advice_worlds: int | None = None) -> None:
+        """Play ``table`` reading lines with ``read(prompt)`` and writing with ``write``;
+        ``advice_worlds`` fixes the switch advisor's budget (None: its default time)."""
         self.table = table
+        self.advice_worlds = advice_worlds
         self.read, self.write = read, write
         self.hotseat = len(table.humans) > 1
         self._shown = dict.fromkeys(table.humans, 0)  # log lines each person has seen
@@ -152,6 +155,8 @@ class PlainGame:
         if word == "hint":
             action, reason = self.table.hint()
             return f"  hint: {action}  ({reason})"
+        if word == "switch":
+            return f"  switch: {self.table.switch_advice(worlds=self.advice_worlds).text()}"
         if word == "undo":
             problem = self.table.undo()
             return f"  {problem or 'undone: your move again (the bag is shuffled afresh)'}"

@@ -37,6 +37,7 @@ from typing import Any
 from noreturn.bots.base import Bot, BotError, make_bot
 from noreturn.bots.hints import suggest
 from noreturn.bots.match import FALLBACK, Deck
+from noreturn.bots.switch import SwitchAdvice, can_advise, switch_advice
 from noreturn.engine import (
     Action,
     Declare,
@@ -59,6 +60,10 @@ from noreturn.narrate import narrate_action, narrate_draw
 from noreturn.outputs import OutputDir
 from noreturn.records import RecordWriter, default_meta, write_record
 from noreturn.seats import BOT_NAMES, DEFAULT_BOT, Seat, default_save_dir, make_seats
+
+ADVICE_SECONDS = 0.3
+"""The switch advisor's default budget: about a hundred sampled worlds, short enough
+that a player asking for it does not notice the wait."""
 
 
 @dataclass
@@ -238,6 +243,51 @@ class LocalTable:
         if not self.human_to_move():
             raise NoReturnError("a hint is for the player whose turn it is")
         return suggest(self.view_for(self.state.to_move))
+
+    def why_no_switch_advice(self) -> str | None:
+        """Why there is no switch to weigh now (in a player's words), or None if there is."""
+        if self.is_over():
+            return "nothing to weigh: the game is over"
+        if not self.human_to_move():
+            return f"nothing to weigh: it is {self.names[self.state.to_move]}'s turn"
+        seen = self.view_for(self.state.to_move)
+        if can_advise(seen):
+            return None
+        if seen.stage != "play":
+            return "nothing to weigh: the mulligan comes first"
+        return "nothing to weigh: you have declared phase 2 already (there is no return)"
+
+    def switch_advice(self, seconds: float = ADVICE_SECONDS, worlds: int | None = None,
+                      rng: Random | None = None) -> SwitchAdvice:
+        """For the person to move in phase 1: declaring now against waiting (see
+        ``noreturn.bots.switch``), within ``seconds`` or over ``worlds`` sampled worlds.
+
+        Raises:
+            NoReturnError: nothing to weigh now (``why_no_switch_advice`` says why).
+        """
+        return self.switch_job(seconds, worlds, rng)()
+
+    def switch_job(self, seconds: float = ADVICE_SECONDS, worlds: int | None = None,
+                   rng: Random | None = None) -> Callable[[], SwitchAdvice]:
+        """``switch_advice`` to weigh later: as with ``bot_job`` the view is taken now, so
+        the costly part reads nothing of the table and may run in a thread (or outside a
+        server's table lock) while the table changes; its answer is for this ``version``.
+
+        Raises:
+            NoReturnError: nothing to weigh now (``why_no_switch_advice`` says why).
+        """
+        problem = self.why_no_switch_advice()
+        if problem is not None:
+            raise NoReturnError(problem)
+        seen = self.view_for(self.state.to_move)
+
+        def weigh() -> SwitchAdvice:
+            advice = switch_advice(seen, seconds=seconds, worlds=worlds, rng=rng)
+            if advice is None:  # pragma: no cover - can_advise held for this very view
+                raise NoReturnError("nothing to weigh")
+            return advice
+
+        return weigh
 
     def undo_allowed(self) -> bool:
         """Undo is for one person against bots: taking back a move never wrongs another."""
@@ -504,6 +554,6 @@ def _turn_text(name: str, turn: _Turn, visible: bool) -> str:
 
 
 __all__ = [
-    "BOT_NAMES", "DEFAULT_BOT", "BotMove", "LocalTable", "Seat", "default_save_dir",
-    "make_seats",
+    "ADVICE_SECONDS", "BOT_NAMES", "DEFAULT_BOT", "BotMove", "LocalTable", "Seat",
+    "default_save_dir", "make_seats",
 ]

@@ -320,12 +320,13 @@ def test_spectators_can_neither_check_nor_hint_and_cost_no_service_call(
     start(client, table_id, tokens)
 
     def forbidden(*_args: object) -> Any:
-        raise AssertionError("a spectator's check or hint reached the service")
+        raise AssertionError("a spectator's check, hint or switch reached the service")
 
     service = client.app.state.service  # type: ignore[attr-defined]
-    service.check = service.hint = forbidden
+    service.check = service.hint = service.switch_job = forbidden
     with connect(client, table_id, None, None) as watcher:
-        for message in ({"type": "check", "action": "pass"}, {"type": "hint"}):
+        for message in ({"type": "check", "action": "pass"}, {"type": "hint"},
+                        {"type": "switch"}):
             error = watcher.answer(message)
             assert error == {"type": "error", "code": "spectator", "message":
                              "spectators can't check actions or ask for hints: open your "

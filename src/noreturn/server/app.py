@@ -32,6 +32,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from noreturn import __version__
+from noreturn.server.advice import switch_message
 from noreturn.server.broadcast import (
     Broadcaster,
     BroadcastError,
@@ -374,7 +375,7 @@ def parse_message(text: str) -> dict[str, Any]:
                          'such as {"type": "ping"}') from exc
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise BadRequestError('a message is a JSON object with a "type": hello, action, check, '
-                         "hint or ping")
+                         "hint, switch or ping")
     return data
 
 
@@ -561,7 +562,7 @@ class PlayChannel:
         kind, table_id = data["type"], conn.table_id
         if kind == "ping":
             await conn.send({"type": "pong"})
-        elif kind in ("check", "hint") and conn.seat is None:  # refused without a lookup
+        elif kind in ("check", "hint", "switch") and conn.seat is None:  # without a lookup
             raise ConflictError("spectators can't check actions or ask for hints: open your "
                                 "seat link to play", "spectator")
         elif kind == "action":
@@ -579,11 +580,14 @@ class PlayChannel:
         elif kind == "hint":
             action, reason = await run(self.service.hint, table_id, conn.seat)
             await conn.send({"type": "hint", "action": action, "reason": reason})
+        elif kind == "switch":  # the turn checked and the view taken, then the CPU work
+            job = await run(self.service.switch_job, table_id, conn.seat)
+            await conn.send(switch_message(await think(job)))
         elif kind == "hello":
             raise BadRequestError("already said hello: open a new connection for another seat")
         else:
             raise BadRequestError(f"unknown message type {kind[:40]!r}: use action, check, "
-                                  "hint or ping")
+                                  "hint, switch or ping")
 
 
 @contextmanager

@@ -39,8 +39,10 @@ from sqlalchemy import Engine, Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from noreturn.bots.base import BotError, budget_of, make_bot
+from noreturn.bots.switch import SwitchAdvice
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import NoReturnError, Rules, parse_action, tile_code
+from noreturn.server import advice
 from noreturn.server.db import MoveRow, SeatRow, TableRow, now
 from noreturn.server.games import (
     KEY_OF_TABLE,
@@ -757,6 +759,21 @@ class TableService:
         with self.games.locked(table_id):
             action, reason = self._checked_game(table_id, seat).hint()
             return str(action), reason
+
+    def switch_job(self, table_id: str, seat: int | None) -> Callable[[], SwitchAdvice]:
+        """The switch advice for ``seat`` on its phase-1 turn, to weigh later: the turn is
+        checked and the view taken under the table's lock, the weighing (``advice.py``)
+        runs after it, so the table's moves never wait for it.
+
+        Raises:
+            ConflictError: not its turn, or nothing to weigh (code ``nothing_to_weigh``).
+        """
+        with self.games.locked(table_id):
+            game = self._checked_game(table_id, seat)
+            try:
+                return game.switch_job(advice.SWITCH_SECONDS)
+            except NoReturnError as exc:
+                raise ConflictError(str(exc), advice.NOTHING_TO_WEIGH) from exc
 
     # -------------------------------------------------------------------- bots
     def bot_step(self, table_id: str) -> bool:

@@ -4,7 +4,8 @@ The app owns only what is on screen: which tiles are selected, which candidate m
 chosen, the row tail aimed at, and whose hand is shown. The game (turns, legality, bots'
 decisions, the log, undo, the record) is the table's. Bots think in a worker thread, so the
 screen stays alive during a one-second search; a bot's answer made for a game that has
-changed meanwhile (an undo) is dropped by the table.
+changed meanwhile (an undo) is dropped by the table. The switch advice is weighed the same
+way at each phase-1 turn of the shown player (``advice.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from noreturn.engine import Action, Declare, NoReturnError, Score, View
 from noreturn.outputs import OutputError
 from noreturn.table import BotMove, LocalTable
 from noreturn.tui import moves
+from noreturn.tui.advice import AdviceLine
 from noreturn.tui.moves import Candidate, Target
 from noreturn.tui.screens import (
     ConfirmScreen,
@@ -44,7 +46,8 @@ PlayerPanel { border: round $primary-darken-2; padding: 0 1; height: auto; width
 HandView { border: round $accent; height: 5; padding: 0 1; }
 #move { border: round $secondary; height: auto; padding: 0 1; }
 #message { height: auto; min-height: 1; }
-#buttons { height: 1; margin-top: 1; }
+#advice { height: 1; }
+#buttons { height: 1; }
 #buttons Button { min-width: 8; margin: 0 1 0 0; }
 #logbox { width: 1fr; border: round $primary-darken-2; }
 .dialog { width: 64; height: auto; border: thick $warning; padding: 1 2; background: $panel; }
@@ -64,6 +67,7 @@ class NoReturnApp(App[str]):
         Binding("enter", "play", "play", key_display="⏎"),
         Binding("d", "declare", "declare"),
         Binding("h", "hint", "hint"),
+        Binding("w", "switch_advice", "switch"),
         Binding("u", "undo", "undo"),
         Binding("t", "tracker", "tiles"),
         Binding("question_mark", "rules", "rules", key_display="?"),
@@ -85,10 +89,12 @@ class NoReturnApp(App[str]):
         Binding("minus", "resize(-1)", show=False),
     ]
 
-    def __init__(self, table: LocalTable, bot_delay: float = 0.6, color: bool = True) -> None:
+    def __init__(self, table: LocalTable, bot_delay: float = 0.6, color: bool = True,
+                 advice_worlds: int | None = None) -> None:
         """Show ``table``; bots wait ``bot_delay`` seconds before moving, so moves can be seen.
 
         Without ``color`` the screen is monochrome (tiles keep their letters and symbols).
+        ``advice_worlds`` fixes the switch advisor's budget (None: a time), for tests.
         """
         if not color:
             os.environ["NO_COLOR"] = "1"  # Textual's own switch to a monochrome screen
@@ -104,6 +110,7 @@ class NoReturnApp(App[str]):
         self.target: Target | None = None
         self.bot_busy = False
         self.hinted: Action | None = None
+        self.advice_worlds = advice_worlds
         self._message = Text()
         self._handing_over = False
         self._ended = False
@@ -123,6 +130,7 @@ class NoReturnApp(App[str]):
                 with Vertical(id="move"):
                     yield MovePanel(id="candidates")
                     yield Static(id="message")
+                    yield AdviceLine(self.table, self.advice_worlds, self.color, id="advice")
                     with Horizontal(id="buttons"):
                         for ident, label in (("play", "Play ⏎"), ("declare", "Declare"),
                                              ("hint", "Hint"), ("undo", "Undo"),
@@ -256,6 +264,7 @@ class NoReturnApp(App[str]):
         order = self.order() if self.revealed else None
         self.query_one(HandView).show(order, self.selected, self.cursor, self.color)
         self._draw_move(seen)
+        self.query_one(AdviceLine).follow(self.shown if self.revealed else None)
         self.query_one("#message", Static).update(self._message)
         log = self.table.log(self.shown) if self.revealed else []
         self.query_one("#log", Static).update(log_text(log[-300:], self.color))
@@ -445,6 +454,11 @@ class NoReturnApp(App[str]):
         self.say(f"hint: {reason}. Enter plays it.", "cyan")
         self.redraw()
 
+    def action_switch_advice(self) -> None:
+        """The switch advice in full: now, or as soon as it is weighed."""
+        if self._may_act():
+            self.say(*self.query_one(AdviceLine).full())
+
     def action_undo(self) -> None:
         """Take back your last move (only against bots)."""
         if self._covered():
@@ -504,6 +518,14 @@ class NoReturnApp(App[str]):
     def on_move_panel_chosen(self, message: MovePanel.Chosen) -> None:
         """A click on a candidate chooses it."""
         self.action_pick(message.key)
+
+    def on_advice_line_asked(self, message: AdviceLine.Asked) -> None:
+        """A click on the switch line shows it in full."""
+        self.action_switch_advice()
+
+    def on_advice_line_said(self, message: AdviceLine.Said) -> None:
+        """The full advice, asked for before it was weighed, has come."""
+        self.say(message.text, message.style)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """The buttons do what their keys do."""

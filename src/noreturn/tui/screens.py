@@ -42,7 +42,8 @@ After each turn you refill to 8. When the bag runs empty the round is completed.
 
 [b]Keys[/b]: 1-9 or ←/→ and Space pick tiles · p place · e exchange · s score ·
 ↑/↓ choose · Enter play · d declare · r / + / - choose the row tail to score ·
-c clear · h hint · u undo · t tile tracker · ? rules · q quit.
+c clear · h hint · w when to switch (declare now or wait?) · u undo · t tile tracker ·
+? rules · q quit.
 The mouse works too: click tiles, a row tile to aim a score, a move, the buttons."""
 
 

@@ -29,6 +29,9 @@ const S = {
   asked: new Set(), // actions whose check is on its way
   hint: null, // {action, reason}
   hintPending: false,
+  switchAdvice: null, // the `switch` answer, while its version is the state's
+  switchPending: false, // a `switch` is on its way (asked at version switchFor)
+  switchFor: null,
   pending: false, // an action is on its way
   logShown: 0,
   endShown: false,
@@ -81,6 +84,7 @@ function connect() {
     clearInterval(pingTimer);
     S.pending = false;
     S.hintPending = false;
+    S.switchPending = false;
     S.asked.clear();
     if (ev.code === 4403 || ev.code === 4404 || ev.code === 4400) {
       fatal = true;
@@ -140,6 +144,7 @@ function onMessage(msg) {
         S.asked.clear();
         S.hint = null;
         S.hintPending = false;
+        S.switchAdvice = null;
       }
       S.version = msg.version;
       S.st = msg;
@@ -159,9 +164,15 @@ function onMessage(msg) {
       S.hintPending = false;
       renderActions();
       break;
+    case "switch": // weighed for the version it was asked at: shown only while it is current
+      S.switchPending = false;
+      S.switchAdvice = S.switchFor === S.version ? msg : null;
+      renderActions();
+      break;
     case "error":
       S.pending = false;
       S.hintPending = false;
+      S.switchPending = false;
       showError(msg.message || "The server refused that.", msg.code);
       if (msg.code === "bad_token") fatal = true;
       renderActions();
@@ -419,7 +430,7 @@ function renderActions() {
   if (over) return;
   $("turn-note").replaceChildren(turn
     ? h("b", { text: v.stage === "mulligan" ? "Your mulligan: keep your hand or set tiles aside." : "Your turn." })
-    : `Waiting for ${n[v.to_move] ?? "the next player"}…`);
+    : waitingText(v, n));
   if (S.pending) $("turn-note").append(" Sending…");
   const legal = new Set(S.st.legal.map(canonicalAction));
   const moves = candidates();
@@ -437,7 +448,30 @@ function renderActions() {
   $("hint").textContent = S.hintPending ? "Thinking…" : "Hint";
   $("clear").disabled = !S.selected.size && !S.target;
   renderHint(turn);
+  renderSwitch(turn && v.stage === "play" && v.players[S.seat].phase === 1);
   askChecks(moves, legal, turn);
+}
+
+/** Whom the table waits on: a bot "is thinking", a person is waited for. */
+function waitingText(v, n) {
+  const name = n[v.to_move] ?? "the next player";
+  const seat = S.table && S.table.seats ? S.table.seats[v.to_move] : null;
+  return seat && seat.kind === "bot" ? `${name} (bot) is thinking…` : `Waiting for ${name}…`;
+}
+
+/** The "When to switch?" button (phase-1 turns only) and the advisor's answer under the
+ * actions, as plain text. While it is weighed the button says so but keeps its focus. */
+function renderSwitch(weigh) {
+  const btn = $("switch");
+  btn.hidden = !weigh;
+  btn.setAttribute("aria-busy", S.switchPending ? "true" : "false");
+  btn.textContent = S.switchPending ? "Weighing…" : "When to switch?";
+  const box = $("switch-box");
+  const advice = weigh ? S.switchAdvice : null;
+  box.hidden = !advice;
+  box.textContent = advice ? `When to switch: ${advice.text}` : "";
+  if (advice) box.dataset.better = advice.better;
+  else delete box.dataset.better;
 }
 
 function moveEl(m, i, legal, turn) {
@@ -628,6 +662,14 @@ function wire() {
     if (!myTurn()) return;
     if (sendMsg({ type: "hint" })) {
       S.hintPending = true;
+      renderActions();
+    }
+  });
+  $("switch").addEventListener("click", () => {
+    if (!myTurn() || S.switchPending) return;
+    if (sendMsg({ type: "switch" })) {
+      S.switchPending = true;
+      S.switchFor = S.version;
       renderActions();
     }
   });

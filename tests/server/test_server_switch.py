@@ -1,0 +1,66 @@
+"""The switch advice over the WebSocket: ``{"type": "switch"}`` (docs/server-protocol.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from srvkit import Player, connect, create, seated, settle, start
+
+from noreturn.server import advice, create_app
+
+ADA_AND_A_BOT = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "greedy"}]
+SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
+
+
+@pytest.fixture(autouse=True)
+def _quick(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A short budget: the advisor still weighs its eight worlds at least."""
+    monkeypatch.setattr(advice, "SWITCH_SECONDS", 0.01)
+
+
+def act(ada: Player, action: str) -> dict[str, Any]:
+    """Play ``action`` for Ada, then read until the game waits on her again."""
+    version = ada.state["version"]
+    ada.send({"type": "action", "action": action, "version": version})
+    ada.next_state(lambda s: s["version"] > version)
+    return settle(ada, {0})
+
+
+def test_a_seated_player_gets_the_switch_advice_in_phase_1_only(db_url: str) -> None:
+    with TestClient(create_app(db_url)) as client, \
+            seated(client, ADA_AND_A_BOT, SMALL) as (_table_id, _tokens, players):
+        ada = players[0]
+        settle(ada, {0})
+        error = ada.answer({"type": "switch"})
+        assert error == {"type": "error", "code": "nothing_to_weigh",
+                         "message": "nothing to weigh: the mulligan comes first"}
+        act(ada, "mulligan")
+        reply = ada.answer({"type": "switch"})
+        assert reply["type"] == "switch", reply
+        assert set(reply) == {"type", "declare", "wait", "better", "gain", "worlds", "text"}
+        for line in ("declare", "wait"):
+            assert set(reply[line]) == {"margin", "win"} and 0 <= reply[line]["win"] <= 1
+        assert reply["better"] == ("declare" if reply["gain"] > 0 else "wait")
+        assert reply["worlds"] >= 8 and reply["text"].endswith(f"({reply['worlds']} samples)")
+        assert reply["gain"] == pytest.approx(
+            reply["declare"]["margin"] - reply["wait"]["margin"], abs=0.11)
+        act(ada, "declare")
+        error = ada.answer({"type": "switch"})
+        assert error["code"] == "nothing_to_weigh" and "declared phase 2" in error["message"]
+
+
+def test_switch_off_turn_is_not_your_turn_and_spectators_are_refused(db_url: str) -> None:
+    with TestClient(create_app(db_url)) as client:
+        seats = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}]
+        table_id, tokens = create(client, seats, SMALL)
+        start(client, table_id, tokens)
+        with connect(client, table_id, 0, tokens[0]) as ada, \
+                connect(client, table_id, 1, tokens[1]) as bo, \
+                connect(client, table_id, None, None) as watcher:
+            waiting = bo if ada.state["view"]["to_move"] == 0 else ada
+            assert waiting.answer({"type": "switch"})["code"] == "not_your_turn"
+            assert watcher.answer({"type": "switch"}) == {
+                "type": "error", "code": "spectator", "message":
+                "spectators can't check actions or ask for hints: open your seat link to play"}

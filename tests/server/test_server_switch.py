@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from srvkit import Player, connect, create, seated, settle, start
 
 from noreturn.server import advice, create_app
+from noreturn.table import LocalTable
 
 ADA_AND_A_BOT = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "greedy"}]
 SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
@@ -64,3 +65,34 @@ def test_switch_off_turn_is_not_your_turn_and_spectators_are_refused(db_url: str
             assert watcher.answer({"type": "switch"}) == {
                 "type": "error", "code": "spectator", "message":
                 "spectators can't check actions or ask for hints: open your seat link to play"}
+
+
+def test_asking_again_at_the_same_version_is_not_weighed_again(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The advice is CPU work: a client repeating the question gets the same answer
+    without the server weighing the turn again; after a move it is weighed anew."""
+    weighed: list[int] = []
+    original = LocalTable.switch_job
+
+    def counting(self: LocalTable, *args: Any, **kwargs: Any) -> Any:
+        job = original(self, *args, **kwargs)
+
+        def weigh() -> Any:
+            weighed.append(1)
+            return job()
+        return weigh
+
+    monkeypatch.setattr(LocalTable, "switch_job", counting)
+    with TestClient(create_app(db_url)) as client, \
+            seated(client, ADA_AND_A_BOT, SMALL) as (_table_id, _tokens, players):
+        ada = players[0]
+        settle(ada, {0})
+        act(ada, "mulligan")
+        first = ada.answer({"type": "switch"})
+        again = ada.answer({"type": "switch"})
+        assert first["type"] == "switch" and again == first
+        assert len(weighed) == 1
+        exchange = next(a for a in ada.state["legal"] if a.startswith("exchange"))
+        act(ada, exchange)
+        assert ada.answer({"type": "switch"})["type"] == "switch"
+        assert len(weighed) == 2

@@ -298,6 +298,10 @@ class Connection:
         self._send_lock = asyncio.Lock()
         self._last_state = ""
         self._last_version = -1
+        self.switch_answer: tuple[int, dict[str, Any]] | None = None
+        """The last switch advice sent and the version it is for: asked again at that
+        version, it is sent again, not weighed again (a client cannot make the server
+        weigh one turn twice)."""
 
     async def send(self, message: dict[str, Any]) -> None:
         """Send one JSON message (sends from the reader and the pusher never interleave)."""
@@ -581,8 +585,10 @@ class PlayChannel:
             action, reason = await run(self.service.hint, table_id, conn.seat)
             await conn.send({"type": "hint", "action": action, "reason": reason})
         elif kind == "switch":  # the turn checked and the view taken, then the CPU work
-            job = await run(self.service.switch_job, table_id, conn.seat)
-            await conn.send(switch_message(await think(job)))
+            version, job = await run(self.service.switch_job, table_id, conn.seat)
+            if conn.switch_answer is None or conn.switch_answer[0] != version:
+                conn.switch_answer = (version, switch_message(await think(job)))
+            await conn.send(conn.switch_answer[1])
         elif kind == "hello":
             raise BadRequestError("already said hello: open a new connection for another seat")
         else:

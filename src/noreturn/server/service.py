@@ -760,10 +760,12 @@ class TableService:
             action, reason = self._checked_game(table_id, seat).hint()
             return str(action), reason
 
-    def switch_job(self, table_id: str, seat: int | None) -> Callable[[], SwitchAdvice]:
-        """The switch advice for ``seat`` on its phase-1 turn, to weigh later: the turn is
-        checked and the view taken under the table's lock, the weighing (``advice.py``)
-        runs after it, so the table's moves never wait for it.
+    def switch_job(self, table_id: str, seat: int | None) -> tuple[
+            int, Callable[[], SwitchAdvice]]:
+        """The switch advice for ``seat`` on its phase-1 turn, to weigh later, with the
+        game's version it is for: the turn is checked and the view taken under the table's
+        lock, the weighing (``advice.py``) runs after it, so the table's moves never wait
+        for it.
 
         Raises:
             ConflictError: not its turn, or nothing to weigh (code ``nothing_to_weigh``).
@@ -771,7 +773,7 @@ class TableService:
         with self.games.locked(table_id):
             game = self._checked_game(table_id, seat)
             try:
-                return game.switch_job(advice.SWITCH_SECONDS)
+                return game.version, game.switch_job(advice.SWITCH_SECONDS)
             except NoReturnError as exc:
                 raise ConflictError(str(exc), advice.NOTHING_TO_WEIGH) from exc
 

@@ -174,16 +174,23 @@ def scoring_turns(rows: list[list[int]], power: int, typical: int) -> int:
     return turns
 
 
-def should_declare(state: GameState, p: Params) -> bool:
-    """Whether the rows already need the turns that are left (less the margin).
+def should_declare(state: GameState, p: Params, left: float | None = None) -> bool:
+    """Whether the rows already need the turns that are left (less the margin); ``left``
+    is ``turns_left`` when the caller has it already.
 
     The margin is a race's: declaring early and emptying the bag cuts a close rival's
-    time. Far ahead there is no race, and the plan builds on for its own score."""
+    time. Far ahead there is no race, and the plan builds on for its own score. (The lead
+    is looked at only when a margin is reached: this runs in every playout.)"""
     seat = state.to_move
     power = max(colour_sums(state.hands[seat]).values(), default=0)
     needed = scoring_turns(state.rows[seat], power, p.typical)
+    if needed == 0:
+        return False
+    left = turns_left(state, p) if left is None else left
+    if needed < left - max(p.margin, p.safe_margin):
+        return False
     margin = p.safe_margin if lead(state) >= p.safe_lead else p.margin
-    return needed > 0 and needed >= turns_left(state, p) - margin
+    return needed >= left - margin
 
 
 def projected(state: GameState, seat: int) -> int:
@@ -221,12 +228,15 @@ def _chain(tiles: list[int], last: int | None, p: Params) -> tuple[float, list[i
     return worth, chain
 
 
-def best_place(state: GameState, p: Params) -> tuple[float, tuple[int, ...]]:
-    """The chain most worth placing now, with its worth (<= 0: none is)."""
+def best_place(state: GameState, p: Params, left: float | None = None) -> tuple[
+        float, tuple[int, ...]]:
+    """The chain most worth placing now, with its worth (<= 0: none is); ``left`` is
+    ``turns_left`` when the caller has it already."""
     seat = state.to_move
     hand = sorted(state.hands[seat])  # its order means nothing: ties fall alike
     rows = state.rows[seat]
-    lateness = 1.0 - min(turns_left(state, p) / p.late, 1.0)
+    left = turns_left(state, p) if left is None else left
+    lateness = 1.0 - min(left / p.late, 1.0)
     best: tuple[float, tuple[int, ...]] = (0.0, ())
     for colour in {COLOUR[t] for t in hand}:
         row = rows[colour]
@@ -320,9 +330,10 @@ def decide(state: GameState, p: Params, may_declare: bool = True) -> Decision:
         low = tuple(t for t in hand if VALUE[t] <= p.mulligan_max)
         return (MULLIGAN_CHOICE, 0, 0, low[: len(state.bag)])
     if state.phases[seat] == 1:
-        if may_declare and should_declare(state, p):
+        left = turns_left(state, p)
+        if may_declare and should_declare(state, p, left):
             return (DECLARE, 0, 0, ())
-        worth, chain = best_place(state, p)
+        worth, chain = best_place(state, p, left)
         if worth > 0:
             return (PLACE, 0, 0, chain)
     else:

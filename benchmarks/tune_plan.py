@@ -10,9 +10,9 @@ its win rate against the shipped plan (``PARAMS``) in the same way, plus its mea
 against uniform random play divided by 150, so that 15 points against random count as
 much as 10% of wins: a plan that only beat v1 would have learned v1's habits, not the
 game (several changes did, and lost to the plan itself: docs/bots.md). Every try plays
-the same deals (``--seed``), so two tries differ by
-their constants alone. It prints every improvement and the final constants, which go into
-``PARAMS`` by hand, with the figures into docs/bots.md.
+the same deals (``--seed``), so two tries differ by their constants alone. It prints every
+improvement and the final constants, which go into ``PARAMS`` by hand, with the figures
+into docs/bots.md.
 
 Fast: the policies play on the game state directly (no views, no bot protocol).
 """

@@ -272,7 +272,7 @@ def test_a_state_the_database_failed_to_give_is_sent_when_it_can(
     told ``unavailable`` once, and gets the state as soon as a read succeeds."""
     import sqlite3  # noqa: PLC0415
 
-    from noreturn.server import app as app_module  # noqa: PLC0415
+    from noreturn.server import channel as app_module  # noqa: PLC0415
 
     monkeypatch.setattr(app_module, "RETRY_AFTER_SECONDS", 0.05)
     with game(sqlite_url) as (client, _table_id, _tokens, mover, action):

@@ -16,23 +16,17 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
-import logging
-import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
-import anyio
-import orjson
-from fastapi import APIRouter, FastAPI, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from noreturn import __version__
-from noreturn.server.advice import switch_message
+from noreturn.server.botrunner import BotRunner
 from noreturn.server.broadcast import (
     Broadcaster,
     BroadcastError,
@@ -40,13 +34,9 @@ from noreturn.server.broadcast import (
     RedisBroadcaster,
     redis_problem,
 )
-from noreturn.server.db import DB_POOL_SIZE, default_db_url, url_backend
-from noreturn.server.dbfaults import (
-    RETRY_AFTER_SECONDS,
-    UnavailableError,
-    install_fault_handlers,
-    storage_faults,
-)
+from noreturn.server.channel import PlayChannel
+from noreturn.server.db import default_db_url, url_backend
+from noreturn.server.dbfaults import UnavailableError, install_fault_handlers
 from noreturn.server.dbstart import open_database
 from noreturn.server.hardening import harden
 from noreturn.server.lifecycle import (
@@ -57,18 +47,14 @@ from noreturn.server.lifecycle import (
     sweep_forever,
 )
 from noreturn.server.limits import (
-    CLOSE_FLOODING,
     CREATE_LIMIT,
     CREATE_LIMITED,
     SEAT_LIMIT,
     SEAT_LIMITED,
     AddressLimiter,
-    MessageLimiter,
     MessageLimits,
-    Verdict,
-    check_depth,
-    check_size,
 )
+from noreturn.server.messages import encode
 from noreturn.server.schemas import (
     Created,
     CreateTable,
@@ -79,24 +65,11 @@ from noreturn.server.schemas import (
     TableStatus,
     TokenBody,
 )
-from noreturn.server.service import (
-    BadRequestError,
-    ConflictError,
-    ForbiddenError,
-    NotFoundError,
-    ServiceError,
-    TableService,
-)
-from noreturn.server.wsguard import (
-    CLOSE_TRY_LATER,
-    SocketGuard,
-    client_of,
-    frame_text,
-    quiet_invalid_utf8,
-)
+from noreturn.server.service import NotFoundError, ServiceError, TableService
+from noreturn.server.workers import run
+from noreturn.server.wsguard import SocketGuard, quiet_invalid_utf8
 
 STATIC = Path(__file__).with_name("static")
-HELLO_SECONDS = 60.0
 MESSAGE_LIMITS = MessageLimits()
 """The default per-connection limits (docs/server-protocol.md, "Limits")."""
 TAKEOVER_SECONDS = 10.0
@@ -108,14 +81,6 @@ interpreter's default: 10); see ``collector_for_serving``."""
 YOUNG_COLLECTION_AFTER = 10_000
 """New container objects between two collections of the youngest generation (the
 interpreter's default: 700); see ``collector_for_serving``."""
-CLOSE_BAD_TOKEN = 4403
-CLOSE_NOT_FOUND = 4404
-CLOSE_MALFORMED = 4400
-CLOSE_TRY_AGAIN = 1013
-"""The WebSocket close code "try again later": the database is unavailable at the hello."""
-
-log = logging.getLogger("noreturn.server")
-T = TypeVar("T")
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "malformed: the detail says what to fix"},
@@ -126,474 +91,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 SEAT_ANSWERS: dict[int | str, dict[str, Any]] = {
     **{k: ERRORS[k] for k in (400, 403, 404, 409)}, **SEAT_LIMITED}
 """The documented answers of join, start, leave and close."""
-
-
-WORKERS = DB_POOL_SIZE
-"""Service calls (database work) running at once per process, each in a worker thread.
-
-A few threads keep the cores busy while one waits on the database; anyio's default of 40
-made them fight over the connection pool and the GIL (a connection each, and a context
-switch on every hand-over), which cost more than it overlapped. The pool holds as many
-connections (db.DB_POOL_SIZE)."""
-THINKERS = 1
-"""Slow bot decisions (bots with a ``Budget``: about a second each, at most
-``service.MAX_BOT_SECONDS``) running at once per process, in their own threads, so they never
-hold up the service calls. They wait in turn (anyio's limiter is first come, first served), one
-decision per table at a time: the tables with a slow bot to move take turns. One: the decisions
-share one interpreter lock, so more threads add no moves per second, only contention for the
-event loop (measured with 12 tables of expert bots beside 30 of fast ones: a bystander's ping p99
-100 ms with two thinkers, 65-73 ms with one; 229 ms with the former four)."""
-BOT_LANES = 2
-"""Bot steps (service calls: a fast bot's move or run of moves, a slow one's storing)
-running at once per process. Fewer than ``WORKERS``, so people's requests always find a
-worker however many tables of bots play; first come, first served, and each table's
-runner queues again after each step, so the tables with a bot to move take turns, one
-step each."""
-_limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[
-    anyio.CapacityLimiter, anyio.CapacityLimiter]] = weakref.WeakKeyDictionary()
-
-
-def _limiter(thinking: bool = False) -> anyio.CapacityLimiter:
-    """This event loop's limiter of service calls (or of bot decisions)."""
-    loop = asyncio.get_running_loop()
-    pair = _limiters.get(loop)
-    if pair is None:
-        pair = _limiters[loop] = (anyio.CapacityLimiter(WORKERS),
-                                  anyio.CapacityLimiter(THINKERS))
-    return pair[1] if thinking else pair[0]
-
-
-async def run(call: Callable[..., T], *args: Any) -> T:
-    """``call(*args)`` in a worker thread (database work), at most ``WORKERS`` at once.
-
-    Raises:
-        UnavailableError: the database failed (a ``ServiceError``: HTTP answers 503, the
-            WebSocket an ``unavailable`` error; see dbfaults.py).
-    """
-    with storage_faults():
-        return await anyio.to_thread.run_sync(partial(call, *args), limiter=_limiter())
-
-
-async def think(call: Callable[[], T]) -> T:
-    """A slow bot's decision in a worker thread, at most ``THINKERS`` at once."""
-    return await anyio.to_thread.run_sync(call, limiter=_limiter(thinking=True))
-
-
-class BotRunner:
-    """Lets the bots of each table move, in worker threads: one move per ``delay`` so people
-    can follow, or, with no delay, each run of consecutive fast bot moves in one transaction
-    and one notice (``TableService.bot_turn(run_on=True)``).
-
-    ``kick(table_id)`` after any change: a table's runner task plays bot moves while a bot
-    is to move and stops when a person is (or the game is over). A kick while the task runs
-    makes it look once more before it stops, so no kick is lost.
-
-    With several processes, two runners may drive one table (a client connected to each):
-    the database takes one move per version, the other is ``stale`` and its runner simply
-    looks again. ``sweep`` restarts the bots of a table whose runner's process died.
-    """
-
-    def __init__(self, service: TableService, hub: Broadcaster, delay: float = 0.0) -> None:
-        self.service = service
-        self.hub = hub
-        self.delay = delay
-        self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._again: set[str] = set()
-        self._lanes: anyio.CapacityLimiter | None = None
-
-    def _lane(self) -> anyio.CapacityLimiter:
-        """The limiter of bot steps (``BOT_LANES``), made in the running event loop."""
-        if self._lanes is None:
-            self._lanes = anyio.CapacityLimiter(BOT_LANES)
-        return self._lanes
-
-    async def _step(self, table_id: str) -> int | None:
-        """One step of the table's bots: a fast bot's move (or run of moves, with no
-        delay), or a slow bot's decision (thinking in its own queue, ``think``) stored;
-        the new version, or None if no bot was to move. Each service call waits for a
-        bot lane, in turn with the other tables' runners."""
-        async with self._lane():
-            turn = await run(self.service.bot_turn, table_id, not self.delay)
-        if callable(turn):  # a slow bot: it thinks outside the lock and the lanes
-            move = await think(turn)
-            async with self._lane():
-                turn = await run(self.service.bot_apply, table_id, move)
-        return turn
-
-    def kick(self, table_id: str) -> None:
-        """Make sure the bots of ``table_id`` move if one is to move."""
-        if table_id in self._tasks:
-            self._again.add(table_id)
-            return
-        self._tasks[table_id] = asyncio.get_running_loop().create_task(self._drive(table_id))
-
-    async def _drive(self, table_id: str) -> None:
-        try:
-            while True:
-                self._again.discard(table_id)
-                if self.delay:
-                    await asyncio.sleep(self.delay)
-                try:
-                    moved = await self._step(table_id)
-                except ServiceError as exc:
-                    if exc.code == "stale":
-                        continue  # another writer moved first: look at the game again
-                    moved = None
-                except Exception:  # a broken table must not take the server down
-                    log.exception("bot move at table %s failed", table_id)
-                    moved = None
-                if moved is not None:
-                    await self.hub.publish(table_id, moved)
-                    continue
-                if table_id not in self._again:
-                    break
-        finally:
-            self._tasks.pop(table_id, None)
-            self._again.discard(table_id)
-
-    async def sweep(self, every: float, idle: float) -> None:
-        """Every ``every`` seconds, kick the games that have waited on a bot for ``idle``
-        seconds or more: their runner's process died (or its runner failed).
-
-        Nothing else would move them when no client connects to this process for them (a
-        table of bots only, or clients that reconnected elsewhere before the crash). A
-        runner alive elsewhere moves well within ``idle``; if it is slower, the two
-        runners race and the database keeps one move.
-        """
-        while True:
-            await asyncio.sleep(every)
-            try:
-                stalled = await run(self.service.stalled_games, idle)
-            except UnavailableError:  # the database is away (logged): try again later
-                continue
-            except Exception:
-                log.exception("looking for games waiting on a bot failed")
-                continue
-            for table_id in stalled:
-                if table_id not in self._tasks:
-                    log.info("table %s waited on a bot for %g s: this process moves it",
-                             table_id, idle)
-                    self.kick(table_id)
-
-    def busy(self) -> bool:
-        """Whether a bot is thinking or about to (for tests)."""
-        return bool(self._tasks)
-
-    async def stop(self) -> None:
-        """Cancel every runner (a decision in a thread finishes first)."""
-        tasks = list(self._tasks.values())
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-
-class Connection:
-    """One WebSocket client: its seat (None: a spectator) and serialized sends."""
-
-    def __init__(self, ws: WebSocket, table_id: str) -> None:
-        self.ws = ws
-        self.table_id = table_id
-        self.seat: int | None = None
-        self.token_hash: str | None = None
-        self._send_lock = asyncio.Lock()
-        self._last_state = ""
-        self._last_version = -1
-        self.switch_answer: tuple[int, dict[str, Any]] | None = None
-        """The last switch advice sent and the version it is for: asked again at that
-        version, it is sent again, not weighed again (a client cannot make the server
-        weigh one turn twice)."""
-
-    async def send(self, message: dict[str, Any]) -> None:
-        """Send one JSON message (sends from the reader and the pusher never interleave)."""
-        async with self._send_lock:
-            await self.ws.send_text(encode(message))
-
-    async def error(self, code: str, message: str) -> None:
-        """An error to this client only."""
-        await self.send({"type": "error", "code": code, "message": message})
-
-    async def push_state(self, service: TableService, moved_to: int | None = None) -> bool:
-        """Send this seat's current state unless it is what was sent last.
-
-        ``moved_to``: the notice was of a move to that version (None: any change). If this
-        connection sent that version or a later one already, there is nothing to send (a
-        move makes one version only: the state sent holds it).
-
-        Returns False when the seat's token no longer holds it: the client was told and the
-        socket closed.
-        """
-        if moved_to is not None and self._last_version >= moved_to:
-            return True
-        try:
-            message = None if moved_to is None else service.held_state(
-                self.table_id, self.seat, self.token_hash, moved_to)
-            if message is None:
-                message = await run(service.state_message, self.table_id, self.seat,
-                                    self.token_hash, moved_to)
-        except ForbiddenError as exc:
-            await self.error("bad_token", exc.message)
-            await self.ws.close(CLOSE_BAD_TOKEN, "bad token")
-            return False
-        await self.send_state(message)
-        return True
-
-    async def send_state(self, message: dict[str, Any]) -> None:
-        """Send a state message unless it is the one sent last."""
-        text = encode(message)
-        async with self._send_lock:
-            if text != self._last_state:
-                self._last_state = text
-                self._last_version = int(message["version"])
-                await self.ws.send_text(text)
-
-
-def encode(message: dict[str, Any]) -> str:
-    """A server message as JSON text.
-
-    orjson writes a state message (some 6 KB: the mover's legal actions, the view, the log)
-    in a tenth of the time of the standard library (measured: 5 against 57 µs), and the
-    server writes one for every connection at every move. What orjson refuses (a lone
-    surrogate from a client's text, echoed in an error or a check answer) the standard
-    library writes escaped, as before.
-    """
-    try:
-        return orjson.dumps(message).decode()
-    except TypeError:
-        return json.dumps(message)
-
-
-def parse_message(text: str) -> dict[str, Any]:
-    """A client message as a dict with a ``type``.
-
-    Raises:
-        BadRequestError: not JSON, not an object or without a string ``type``;
-            ``TooLargeError`` (code ``too_large``) over MAX_MESSAGE characters; nested
-            deeper than MAX_DEPTH (checked before parsing: a parser recurses per level).
-    """
-    check_size(text)
-    check_depth(text)
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise BadRequestError(f"not JSON ({exc.args[0] if exc.args else exc}): send an object "
-                         'such as {"type": "ping"}') from exc
-    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        raise BadRequestError('a message is a JSON object with a "type": hello, action, check, '
-                         "hint, switch or ping")
-    return data
-
-
-def field(data: dict[str, Any], key: str, kind: type) -> Any:
-    """``data[key]`` if it is a ``kind`` (bool is not an int here).
-
-    Raises:
-        BadRequestError: missing or of another type.
-    """
-    value = data.get(key)
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        name = {str: "a string", int: "a whole number"}.get(kind, kind.__name__)
-        example = {"action": '"place R5 R2"', "version": "12"}.get(key, "...")
-        raise BadRequestError(f'"{data["type"]}" needs "{key}": {name}, e.g. "{key}": {example}')
-    return value
-
-
-class PlayChannel:
-    """The WebSocket ``/ws/tables/{id}``: hello, then states out and messages in."""
-
-    def __init__(self, service: TableService, hub: Broadcaster, bots: BotRunner,
-                 limits: MessageLimits | None = None, guard: SocketGuard | None = None,
-                 ) -> None:
-        """``limits``: the per-connection message limits (None: none, for tests);
-        ``guard``: the per-address socket limits (None: none)."""
-        self.service = service
-        self.hub = hub
-        self.bots = bots
-        self.limits = limits
-        self.guard = guard or SocketGuard()
-
-    async def __call__(self, ws: WebSocket, table_id: str) -> None:
-        """Serve one connection until the client goes away (or refuse it: wsguard.py)."""
-        await ws.accept()
-        conn = Connection(ws, table_id)
-        client = client_of(ws)
-        try:
-            refusal = self.guard.admit(client)
-            if refusal is not None:
-                await conn.error(refusal.code, refusal.message)
-                await ws.close(CLOSE_TRY_LATER, refusal.reason)
-                return
-            try:
-                if not await self.serve(conn):
-                    self.guard.failed(client)
-            finally:
-                self.guard.release(client)
-        except WebSocketDisconnect:
-            pass
-
-    async def serve(self, conn: Connection) -> bool:
-        """Hello, welcome, then play until the client goes away; False: the hello failed
-        (malformed, late, a wrong token or no such table)."""
-        said, token = await self.hello(conn)
-        if not said:
-            return False
-        async with self.hub.subscribe(conn.table_id) as sub:
-            # read after subscribing: a change from now on comes as a notice
-            if not await self.welcome(conn, token):
-                return False
-            async with anyio.create_task_group() as group:
-                group.start_soon(self.pusher, conn, sub.wait, group.cancel_scope)
-                await self.reader(conn)
-                group.cancel_scope.cancel()
-        return True
-
-    @staticmethod
-    async def hello(conn: Connection) -> tuple[bool, str | None]:
-        """Read the hello: whether it is one (False: refused and closed), and its token
-        (None: a spectator). The token is checked by the welcome."""
-        try:
-            frame = await asyncio.wait_for(conn.ws.receive(), HELLO_SECONDS)
-            if frame["type"] == "websocket.disconnect":
-                raise WebSocketDisconnect(frame.get("code", 1000))
-            data = parse_message(frame_text(frame))
-            if data["type"] != "hello":
-                raise BadRequestError('say hello first: {"type": "hello", "token": "..."} '
-                                      'for a seat, {"type": "hello"} to watch')
-            token = field(data, "token", str) if "token" in data else None
-        except (TimeoutError, BadRequestError) as exc:
-            message = exc.message if isinstance(exc, BadRequestError) else "no hello in time"
-            await conn.error(exc.code if isinstance(exc, BadRequestError) else "malformed",
-                             message)
-            await conn.ws.close(CLOSE_MALFORMED, "malformed hello")
-            return False, None
-        return True, token
-
-    @staticmethod
-    async def refuse(conn: Connection,
-                     exc: NotFoundError | ForbiddenError | UnavailableError) -> None:
-        """Close a connection whose table is gone or whose token holds no seat, or that
-        came while the database is unavailable (told so: it may try again)."""
-        if isinstance(exc, NotFoundError):
-            await conn.ws.close(CLOSE_NOT_FOUND, "no such table")
-            return
-        if isinstance(exc, UnavailableError):
-            await conn.error(exc.code, exc.message)
-            await conn.ws.close(CLOSE_TRY_AGAIN, "database unavailable")
-            return
-        await conn.error("bad_token", exc.message)
-        await conn.ws.close(CLOSE_BAD_TOKEN, "bad token")
-
-    async def welcome(self, conn: Connection, token: str | None) -> bool:
-        """Seat the connection (``token``'s seat; None: a spectator) and send the welcome
-        and the first state, all from one call. False: no such table, or the token holds
-        no seat (the client was told, the socket closed)."""
-        try:
-            welcome = await run(self.service.welcome, conn.table_id, token)
-        except (NotFoundError, ForbiddenError, UnavailableError) as exc:
-            await self.refuse(conn, exc)
-            return False
-        conn.seat, conn.token_hash = welcome.seat, welcome.token_hash
-        await conn.send({"type": "welcome", "seat": conn.seat, "table": welcome.table})
-        await conn.send_state(welcome.state)
-        if welcome.bot_due:  # the game waits on a bot (after a restart, say): let it move
-            self.bots.kick(conn.table_id)
-        return True
-
-    async def pusher(self, conn: Connection, wait: Callable[[], Any],
-                     scope: anyio.CancelScope) -> None:
-        """Send a new state after each notice; stop when the seat was withdrawn."""
-        while True:
-            moved_to = await wait()
-            try:
-                if not await self.push(conn, moved_to):
-                    break
-            except Exception:  # the client is gone (a send on a closed socket)
-                break
-        scope.cancel()
-
-    async def push(self, conn: Connection, moved_to: int | None) -> bool:
-        """``conn.push_state``, tried again every ``RETRY_AFTER_SECONDS`` while the
-        database is unavailable (the client is told once), so no state is lost to it."""
-        told = False
-        while True:
-            try:
-                return await conn.push_state(self.service, moved_to)
-            except UnavailableError as exc:
-                if not told:
-                    await conn.error(exc.code, exc.message)
-                    told = True
-                await asyncio.sleep(RETRY_AFTER_SECONDS)
-
-    async def reader(self, conn: Connection) -> None:
-        """Answer the client's messages until it goes away.
-
-        A message over the rate limit is dropped before it is parsed (limits.py), so a
-        flood costs no database work; the client hears of it at most once a second, and
-        one that keeps flooding is disconnected.
-        """
-        limiter = MessageLimiter(self.limits) if self.limits else None
-        while True:
-            try:
-                message = await conn.ws.receive()
-            except RuntimeError:
-                return  # closed
-            if message["type"] == "websocket.disconnect":
-                return
-            if limiter is not None:
-                verdict = limiter.admit()
-                if verdict is Verdict.CLOSE:
-                    log.warning("table %s: closing a flooding connection from %s", conn.table_id,
-                                conn.ws.client.host if conn.ws.client else "?")
-                    await conn.ws.close(CLOSE_FLOODING, limiter.close_reason())
-                    return
-                if verdict is not Verdict.ACCEPT:
-                    if verdict is Verdict.WARN:
-                        await conn.error("rate_limited", limiter.warning())
-                    continue
-            try:
-                await self.answer(conn, parse_message(frame_text(message)))
-            except ServiceError as exc:
-                await conn.error(exc.code, exc.message)
-                if isinstance(exc, ForbiddenError):
-                    await conn.ws.close(CLOSE_BAD_TOKEN, "bad token")
-                    return
-            except Exception:
-                log.exception("table %s: answering a message failed", conn.table_id)
-                await conn.ws.close(1011, "server error")
-                return
-
-    async def answer(self, conn: Connection, data: dict[str, Any]) -> None:
-        """Answer one parsed message (errors raise ``ServiceError``)."""
-        kind, table_id = data["type"], conn.table_id
-        if kind == "ping":
-            await conn.send({"type": "pong"})
-        elif kind in ("check", "hint", "switch") and conn.seat is None:  # without a lookup
-            raise ConflictError("spectators can't check actions or ask for hints: open your "
-                                "seat link to play", "spectator")
-        elif kind == "action":
-            text, version = field(data, "action", str), field(data, "version", int)
-            acted = await run(self.service.act, table_id, conn.seat, text, version,
-                              not self.bots.delay)
-            await self.hub.publish(table_id, acted.version)
-            if acted.bot_due:
-                self.bots.kick(table_id)
-        elif kind == "check":
-            text = field(data, "action", str)
-            legal, reason = await run(self.service.check, table_id, conn.seat, text)
-            await conn.send({"type": "check", "action": text, "legal": legal,
-                             "reason": reason})
-        elif kind == "hint":
-            action, reason = await run(self.service.hint, table_id, conn.seat)
-            await conn.send({"type": "hint", "action": action, "reason": reason})
-        elif kind == "switch":  # the turn checked and the view taken, then the CPU work
-            version, job = await run(self.service.switch_job, table_id, conn.seat)
-            if conn.switch_answer is None or conn.switch_answer[0] != version:
-                conn.switch_answer = (version, switch_message(await think(job)))
-            await conn.send(conn.switch_answer[1])
-        elif kind == "hello":
-            raise BadRequestError("already said hello: open a new connection for another seat")
-        else:
-            raise BadRequestError(f"unknown message type {kind[:40]!r}: use action, check, "
-                                  "hint, switch or ping")
 
 
 @contextmanager
@@ -854,4 +351,4 @@ def page_routes(static_dir: Path) -> APIRouter:
     return router
 
 
-__all__ = ["BotRunner", "PlayChannel", "create_app"]
+__all__ = ["BotRunner", "PlayChannel", "create_app", "encode"]

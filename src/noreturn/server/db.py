@@ -46,7 +46,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sess
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 DB_POOL_SIZE = 4
-"""PostgreSQL connections kept open per process: the app's worker limit (app.WORKERS)."""
+"""PostgreSQL connections kept open per process: the app's worker limit (workers.WORKERS)."""
 
 
 class Base(DeclarativeBase):
@@ -204,7 +204,7 @@ def make_engine(url: str) -> Engine:
     parsed = make_url(text)
     if parsed.get_backend_name() != "sqlite":
         try:
-            # as many connections as the app runs service calls at once (app.WORKERS), and
+            # as many connections as the app runs service calls at once (workers.WORKERS), and
             # a few for the odd caller beside it: connections are kept, never churned.
             # pool_pre_ping is left out (a round trip per checkout); a connection found
             # dead fails one call and SQLAlchemy then drops the whole pool's connections.

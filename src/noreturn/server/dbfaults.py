@@ -32,7 +32,7 @@ from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from noreturn.server.dbstart import first_line
-from noreturn.server.service import ServiceError
+from noreturn.server.errors import ServiceError
 
 log = logging.getLogger("noreturn.server")
 

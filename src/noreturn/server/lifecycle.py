@@ -11,33 +11,20 @@ Both are one guarded ``UPDATE`` of the table's row: only a table still in the lo
 play changes, and a move stored at the same time (by this process or another) is refused
 by the same guard on the moves' side (``games.STORE_MOVES``), so a closed table takes no
 move after its close. The process's copy is then forgotten, and a notice lets every
-connection send its final state (status ``closed`` or ``abandoned``).
+connection send its final state (status ``closed`` or ``abandoned``). The statements are
+the store's (``store.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import Table, select, update
-
 from noreturn.server.broadcast import Broadcaster
-from noreturn.server.db import TableRow, now
 from noreturn.server.dbfaults import UnavailableError
-from noreturn.server.service import (
-    OVER,
-    TABLE_ID,
-    ConflictError,
-    ForbiddenError,
-    NotFoundError,
-    TableService,
-    hash_token,
-    over_message,
-)
+from noreturn.server.service import TableService
 
 LOBBY_HOURS = 24.0
 """Default: a table unchanged this long in the lobby is abandoned."""
@@ -45,9 +32,6 @@ IDLE_HOURS = 7 * 24.0
 """Default: a game in progress without a move this long is abandoned."""
 SWEEP_SECONDS = 300.0
 """Default time between two sweeps."""
-TABLES: Table = TableRow.__table__  # type: ignore[assignment]
-OPEN = ("lobby", "playing")
-"""The statuses a table can be closed or abandoned from."""
 
 log = logging.getLogger("noreturn.server")
 T = TypeVar("T")
@@ -61,47 +45,14 @@ def close_table(service: TableService, table_id: str, token: str | None) -> dict
         ForbiddenError: no token, or not this table's creator token.
         ConflictError: the game is over, or the table closed or abandoned already.
     """
-    if not TABLE_ID.fullmatch(table_id):
-        raise NotFoundError(f"no table {table_id[:40]!r}: check the link")
-    with service.games.locked(table_id), service.sessions.begin() as session:
-        found = session.execute(select(TABLES.c.status, TABLES.c.creator_hash).where(
-            TABLES.c.id == table_id)).first()
-        if found is None:
-            raise NotFoundError(f"no table {table_id!r}: check the link")
-        if not token or found.creator_hash is None or not hmac.compare_digest(
-                found.creator_hash, hash_token(token)):
-            raise ForbiddenError("closing a table needs its creator token (given once, when "
-                                 "the table was made)")
-        if found.status in OVER:
-            raise ConflictError(over_message(found.status), "over")
-        changed = session.connection().execute(update(TABLES).where(
-            TABLES.c.id == table_id, TABLES.c.status.in_(OPEN)).values(
-            status="closed", updated_at=now(), bot_due=False))
-        if changed.rowcount == 0:  # pragma: no cover - another process ended it just now
-            raise ConflictError("the table's game ended meanwhile", "over")
-        service.games.forget(table_id)
+    service.store.close(table_id, token)
     return service.get(table_id)
 
 
 def abandon_idle(service: TableService, lobby_seconds: float, idle_seconds: float) -> list[str]:
     """Mark ``abandoned`` every table unchanged for ``lobby_seconds`` in the lobby or for
-    ``idle_seconds`` in play; their ids.
-
-    One guarded ``UPDATE`` per status, served by the (status, updated_at) index: a table
-    that moved since it was found stays as it is.
-    """
-    moment = now()
-    abandoned: list[str] = []
-    with service.games.autocommit.connect() as conn:
-        for status, seconds in (("lobby", lobby_seconds), ("playing", idle_seconds)):
-            cutoff = moment - timedelta(seconds=seconds)
-            done = conn.execute(update(TABLES).where(
-                TABLES.c.status == status, TABLES.c.updated_at < cutoff).values(
-                status="abandoned", updated_at=moment, bot_due=False).returning(TABLES.c.id))
-            abandoned += [str(table_id) for (table_id,) in done]
-    for table_id in abandoned:
-        service.games.forget(table_id)
-    return abandoned
+    ``idle_seconds`` in play; their ids (``TableStore.abandon_idle``)."""
+    return service.store.abandon_idle(lobby_seconds, idle_seconds)
 
 
 async def sweep_forever(service: TableService, hub: Broadcaster,

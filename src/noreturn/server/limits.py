@@ -35,8 +35,8 @@ from itertools import accumulate
 from fastapi import Depends, HTTPException, Request
 from fastapi.params import Depends as DependsParam
 
+from noreturn.server.errors import BadRequestError
 from noreturn.server.schemas import ErrorOut
-from noreturn.server.service import BadRequestError
 
 MAX_MESSAGE = 4096
 """The longest client message read, in characters (the longest action's text is far

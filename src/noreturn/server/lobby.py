@@ -1,41 +1,285 @@
-"""The lobby's list: the newest tables with their seats, in one indexed query.
+"""The lobby: tables made, listed, joined, started, left; records and replays given out.
 
-The lobby is the page everyone opens first, and the database may hold many thousands of
-tables (games in progress, finished ones with their records). So the list reads only the
-columns a lobby entry shows: never a record, a seed or a move, and never builds a game.
-The page of tables is chosen by an index (``ix_game_tables_newest``, or
-``ix_game_tables_status_newest`` for one status; db.py), read newest first with no sort,
-and joined to its seats by their primary key, all in one statement.
+Everything before and around play that a person does with a seat token over HTTP. The
+rows are the store's (``store.py``); what is decided here is who may do what, and with
+which names and bots. The public ``Table`` has names, kinds and counts only; the record and
+the replay are given out only once the game is over (a record in progress would show
+hidden tiles), and the seed never leaves the server while the game runs.
 """
 
 from __future__ import annotations
 
+import secrets
+import unicodedata
 from typing import Any
 
-from sqlalchemy import Connection, Table, select
-
-from noreturn.server.db import SeatRow, TableRow
+from noreturn.bots.base import LEVELS, BotError, bot_names, budget_of, make_bot
+from noreturn.engine import NoReturnError, Rules
+from noreturn.server.auth import hash_token, new_token
+from noreturn.server.db import SeatRow, TableRow, now
+from noreturn.server.errors import OVER, BadRequestError, ConflictError, over_message
 from noreturn.server.games import public_table
+from noreturn.server.replay import public_replay
+from noreturn.server.schemas import NAME_LENGTH, CreateTable, SeatIn
+from noreturn.server.store import TableStore
+from noreturn.table import BOT_NAMES
 
-TABLES: Table = TableRow.__table__  # type: ignore[assignment]
-SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+TAKEOVER_LEVEL = "medium"
+"""The bot that plays on for a person who leaves during the game."""
+NOT_SEATED = frozenset({"external"})
+"""Registered bots a table may never seat: ``external:`` would run a command on the
+server. Every other registered bot (``noreturn.bots.base.register``) may sit, so a new bot
+is one new file and no server edit; a bot that runs anything outside this process belongs
+here."""
+MAX_BOT_SECONDS = 3.0
+"""The longest a thinking bot (one with a ``Budget``) may think per move here: the
+``expert`` level's time. Bot decisions queue for a few threads (``botrunner.THINKERS``), so
+this bounds a table's turn."""
+MAX_BOT_ITERATIONS = 20_000
+"""The most search iterations a thinking bot may spend per move here (as above)."""
 
 
-def newest_tables(conn: Connection, limit: int, status: str | None = None) -> list[
-        dict[str, Any]]:
-    """The ``limit`` newest tables (of ``status`` if given) as public ``Table`` dicts,
-    newest first (ties by id, descending, so the index serves the order)."""
-    page = select(TABLES.c.id, TABLES.c.status, TABLES.c.created_at, TABLES.c.rules,
-                  TABLES.c.version, TABLES.c.result)
-    if status:
-        page = page.where(TABLES.c.status == status)
-    newest = page.order_by(TABLES.c.created_at.desc(), TABLES.c.id.desc()).limit(limit)
-    chosen = newest.subquery("page")
-    query = (select(chosen, SEATS.c.seat, SEATS.c.kind, SEATS.c.name, SEATS.c.level,
-                    SEATS.c.joined, SEATS.c.replaced_by)
-             .join(SEATS, SEATS.c.table_id == chosen.c.id)
-             .order_by(chosen.c.created_at.desc(), chosen.c.id.desc(), SEATS.c.seat))
-    tables: dict[str, tuple[Any, list[Any]]] = {}
-    for found in conn.execute(query):
-        tables.setdefault(found.id, (found, []))[1].append(found)
-    return [public_table(row, seats) for row, seats in tables.values()]
+def seatable_levels() -> tuple[str, ...]:
+    """Bot specs a table may seat: the player-facing levels first, then every other
+    registered bot name but ``NOT_SEATED``, from the bots' registry (so a bot added there
+    is seatable here)."""
+    others = sorted(n for n in bot_names() if n not in LEVELS and n not in NOT_SEATED)
+    return (*LEVELS, *others)
+
+
+BOT_LEVELS = seatable_levels()
+"""The bot specs a table may seat (``seatable_levels``), read once: the built-in bots are
+all registered by then."""
+
+
+def check_level(level: str | None) -> str:
+    """The bot spec for ``level`` (default ``medium``), if a table may seat it.
+
+    A thinking bot (one with a ``Budget``: ``budget_of``) may spend at most
+    ``MAX_BOT_SECONDS`` or ``MAX_BOT_ITERATIONS`` per move; which bots think is the bot's
+    own say (the bot protocol), never a list here.
+
+    Raises:
+        BadRequestError: an unknown level, bad options, or a search budget above the limits.
+    """
+    spec = (level or TAKEOVER_LEVEL).strip()
+    name = spec.partition(":")[0]
+    if name not in BOT_LEVELS:
+        raise BadRequestError(f"no bot level {name!r}: choose one of {', '.join(BOT_LEVELS)}")
+    try:
+        bot = make_bot(spec)
+    except BotError as exc:
+        raise BadRequestError(f"bot level {spec!r}: {exc}") from exc
+    budget = budget_of(bot)
+    if budget is not None and ((budget.seconds or 0) > MAX_BOT_SECONDS
+                               or (budget.iterations or 0) > MAX_BOT_ITERATIONS):
+        raise BadRequestError(f"bot level {spec!r}: at most time={MAX_BOT_SECONDS:g} or "
+                              f"iterations={MAX_BOT_ITERATIONS} per move on this server")
+    return spec
+
+
+def clean_name(name: str | None, default: str) -> str:
+    """A player's name: trimmed, ``default`` when empty; no control characters.
+
+    Raises:
+        BadRequestError: the name is too long or holds control characters.
+    """
+    text = " ".join((name or "").split())
+    if not text:
+        return default
+    if len(text) > NAME_LENGTH:
+        raise BadRequestError(f"name {text[:NAME_LENGTH]!r}...: at most {NAME_LENGTH} characters")
+    if any(unicodedata.category(c).startswith("C") for c in text):
+        raise BadRequestError(f"name {text!r}: no control characters, please")
+    return text
+
+
+def table_rules(body: CreateTable) -> Rules:
+    """The rules of a new table: the size parameters given, as many players as seats.
+
+    Raises:
+        BadRequestError: ``players`` is not the number of seats, or the engine refuses
+            the parameters.
+    """
+    count = len(body.seats)
+    rules_in = body.rules.given() if body.rules else {}
+    if rules_in.get("players", count) != count:
+        raise BadRequestError(f"rules: players is {rules_in['players']} but there are "
+                              f"{count} seats: leave players out, the seats count")
+    try:
+        return Rules.from_dict({**rules_in, "players": count})
+    except NoReturnError as exc:
+        raise BadRequestError(str(exc)) from exc
+
+
+def seat_names(seats: list[SeatIn]) -> list[str]:
+    """Each seat's name: the one given, else ``Player N`` for a person and a bot's name
+    nobody took.
+
+    Raises:
+        BadRequestError: a level for a person, two equal names, or a bad name.
+    """
+    taken: set[str] = set()
+    names: list[str] = []
+    for i, seat in enumerate(seats):
+        if seat.kind == "human" and seat.level:
+            raise BadRequestError(f"seat {i}: a level is for bots; leave it out for a person")
+        if seat.kind == "human":
+            default = f"Player {i + 1}"
+        else:
+            default = next((n for n in BOT_NAMES if n not in taken and all(
+                n != (s.name or "").strip() for s in seats)), f"Bot {i + 1}")
+        name = clean_name(seat.name, default)
+        if name in taken:
+            raise BadRequestError(f"two seats are named {name!r}: give each a different name")
+        taken.add(name)
+        names.append(name)
+    return names
+
+
+class Lobby:
+    """The lobby's requests on the tables of a ``TableStore`` (module docstring)."""
+
+    store: TableStore
+
+    def create(self, body: CreateTable) -> dict[str, Any]:
+        """A new table; the answer holds each human seat's token, shown this once.
+
+        A table of bots only starts at once (there is nobody to press start).
+
+        Raises:
+            BadRequestError: bad rules, names or bot levels.
+        """
+        rules = table_rules(body)
+        names = seat_names(body.seats)
+        levels = [check_level(s.level) if s.kind == "bot" else None for s in body.seats]
+        table_id = secrets.token_urlsafe(9)
+        tokens = {i: new_token() for i, s in enumerate(body.seats) if s.kind == "human"}
+        creator_token = new_token()
+        moment = now()
+        table_values: dict[str, Any] = {
+            "id": table_id, "created_at": moment, "updated_at": moment,
+            "status": "lobby" if tokens else "playing", "rules": rules.to_dict(),
+            "seed": secrets.token_hex(16), "version": 0, "result": None, "record": None,
+            "creator_hash": hash_token(creator_token), "bot_due": not tokens}
+        seat_values: list[dict[str, Any]] = [
+            {"table_id": table_id, "seat": i, "kind": s.kind, "name": names[i],
+             "level": levels[i], "token_hash": hash_token(tokens[i]) if i in tokens else None,
+             "joined": s.kind == "bot", "replaced_by": None}
+            for i, s in enumerate(body.seats)]
+        return {
+            "table": self.store.create(table_values, seat_values),
+            "creator_token": creator_token,
+            "seat_links": [{"seat": i, "name": names[i], "token": token,
+                            "link": f"/play/{table_id}#token={token}"}
+                           for i, token in tokens.items()],
+            "spectator_link": f"/watch/{table_id}",
+        }
+
+    def list_tables(self, limit: int = 50, status: str | None = None) -> list[dict[str, Any]]:
+        """The lobby: the newest tables first, public data only (``store.newest_tables``:
+        one indexed query, no game built, no record read)."""
+        return self.store.newest_tables(limit, status)
+
+    def get(self, table_id: str) -> dict[str, Any]:
+        """One table's public description."""
+        return self.store.public(table_id)
+
+    def join(self, table_id: str, token: str | None, name: str | None) -> dict[str, Any]:
+        """Mark the token's seat as joined; in the lobby its name may change."""
+        with self.store.transaction(table_id) as session:
+            row, seats, seat = self.store.holder(session, table_id, token, detached=True)
+            if row.status in OVER:
+                raise ConflictError(over_message(row.status), "over")
+            was = row.status
+            if name is not None:
+                seat.name = self._new_name(row, seats, seat, name)
+            seat.joined = True
+            row.updated_at = now()
+            self.store.write_seat(session, row, seat, was)
+            self.store.keep(session, row, seats)
+            return public_table(row, seats)
+
+    @staticmethod
+    def _new_name(row: TableRow, seats: list[SeatRow], seat: SeatRow, name: str) -> str:
+        """The name a join gives its seat.
+
+        Raises:
+            ConflictError: a new name once the game started; BadRequestError: a bad name,
+                or another seat's.
+        """
+        new = clean_name(name, seat.name)
+        if new != seat.name and row.status != "lobby":
+            raise ConflictError("names are fixed once the game has started")
+        if any(s.name == new for s in seats if s.seat != seat.seat):
+            raise BadRequestError(f"another seat is named {new!r}: choose another name")
+        return new
+
+    def start(self, table_id: str, token: str | None) -> dict[str, Any]:
+        """Start the game (the token's seat counts as joined).
+
+        Raises:
+            ConflictError: a person has not joined yet (named), or the game started already.
+        """
+        with self.store.transaction(table_id) as session:
+            row, seats, seat = self.store.holder(session, table_id, token, detached=True)
+            if row.status in OVER:
+                raise ConflictError(over_message(row.status), "over")
+            if row.status != "lobby":
+                raise ConflictError("the game has started already")
+            missing = [s.name for s in seats
+                       if s.kind == "human" and not s.joined and s.seat != seat.seat]
+            if missing:
+                raise ConflictError(f"{', '.join(missing)} {'has' if len(missing) == 1 else 'have'}"
+                                    " not joined yet: send them their seat link, then start")
+            seat.joined = True
+            row.status = "playing"
+            row.updated_at = now()
+            # kept as it will be stored (its game dealt), so the bots' first look and the
+            # people's welcomes read one row, not the table and its seats
+            _known, game = self.store.keep(session, row, seats)
+            row.bot_due = game is not None and game.bot_to_move()
+            self.store.write_seat(session, row, seat, "lobby")
+            return public_table(row, seats)
+
+    def leave(self, table_id: str, token: str | None) -> dict[str, Any]:
+        """Leave: in the lobby the seat is free again; during the game a bot takes it over.
+
+        After leaving a game the token holds nothing: the seat's hand is the bot's now.
+        """
+        with self.store.transaction(table_id) as session:
+            row, seats, seat = self.store.holder(session, table_id, token)
+            if row.status in OVER:
+                raise ConflictError(over_message(row.status), "over")
+            if row.status == "playing":
+                game = self.store.game(session, row, seats)
+                before = game.version
+                game.replace_by_bot(seat.seat, TAKEOVER_LEVEL)
+                self.store.add_leave(session, row, seat.seat, TAKEOVER_LEVEL, before)
+                row.version = game.version
+                row.bot_due = game.bot_to_move()
+                seat.replaced_by = TAKEOVER_LEVEL
+                seat.token_hash = None
+            seat.joined = False
+            row.updated_at = now()
+            self.store.flush_seats(session, table_id)
+            return public_table(row, seats)
+
+    def record(self, table_id: str) -> dict[str, Any]:
+        """The finished game's record (docs/record-format.md).
+
+        Raises:
+            ConflictError: the game is not over (a record in progress would show hidden tiles).
+        """
+        status, record = self.store.record(table_id)
+        if status != "finished" or record is None:
+            raise ConflictError("the record is available once the game is over")
+        return record
+
+    def replay(self, table_id: str) -> dict[str, Any]:
+        """The finished game turn by turn, public views only (``replay.public_replay``)."""
+        return public_replay(self.record(table_id))
+
+
+__all__ = ["BOT_LEVELS", "MAX_BOT_ITERATIONS", "MAX_BOT_SECONDS", "NOT_SEATED",
+           "TAKEOVER_LEVEL", "Lobby", "check_level", "clean_name", "seatable_levels"]

@@ -28,8 +28,8 @@ from typing import Any
 from starlette.types import Message
 from starlette.websockets import WebSocket
 
+from noreturn.server.errors import BadRequestError
 from noreturn.server.limits import AddressLimiter, Clock
-from noreturn.server.service import BadRequestError
 
 CLOSE_TRY_LATER = 1013
 """The close code of a refused socket (RFC 6455: try again later)."""

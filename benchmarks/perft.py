@@ -28,6 +28,9 @@ from random import Random
 from typing import Any
 
 from noreturn.engine import (
+    MULLIGAN,
+    PLAY,
+    STAGE_NAMES,
     Action,
     Declare,
     GameState,
@@ -37,7 +40,6 @@ from noreturn.engine import (
     parse_action,
     rollout_action,
 )
-from noreturn.engine.state import MULLIGAN, PLAY, STAGE_NAMES
 
 PERFT_FILE = Path(__file__).resolve().parent.parent / "tests" / "perft.json"
 FORMAT = "noreturn-perft/1"

@@ -19,9 +19,9 @@ from noreturn.engine import (
     legal_actions,
     make_tile,
     sample_world,
+    to_action,
     view,
 )
-from noreturn.engine.rollout import to_action
 from noreturn.records import check_record
 from strategies import game_positions, random_rules
 

@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from noreturn.engine import GameState, Rules, legal_actions, new_game, parse_action
-from noreturn.engine.state import STAGE_NAMES
+from noreturn.engine import STAGE_NAMES, GameState, Rules, legal_actions, new_game, parse_action
 
 PERFT = json.loads((Path(__file__).parent / "perft.json").read_text())
 POSITIONS: list[dict[str, Any]] = PERFT["positions"]

@@ -39,6 +39,7 @@ from noreturn.bots.hints import suggest
 from noreturn.bots.match import FALLBACK, Deck
 from noreturn.bots.switch import SwitchAdvice, can_advise, switch_advice
 from noreturn.engine import (
+    DEAL,
     Action,
     Declare,
     Draw,
@@ -55,7 +56,6 @@ from noreturn.engine import (
     view,
     why_illegal,
 )
-from noreturn.engine.state import DEAL
 from noreturn.narrate import narrate_action, narrate_draw
 from noreturn.outputs import OutputDir
 from noreturn.records import RecordWriter, default_meta, write_record

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from noreturn.engine import GameState, Rules, Score, tiles_text, value_of, view
-from noreturn.engine.state import PLAY
+from noreturn.engine import PLAY, GameState, Rules, Score, tiles_text, value_of, view
 from noreturn.narrate import narrate_action, narrate_draw, plural, render_table
 from noreturn.records.reader import check_header
 from noreturn.records.validate import DRAW_EVENTS, Move, Step, Verdict, replay_states

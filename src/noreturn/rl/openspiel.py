@@ -60,6 +60,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from noreturn.engine import (
     COLOUR_LETTERS,
+    DEAL,
     Action,
     Draw,
     Exchange,
@@ -79,7 +80,6 @@ from noreturn.engine import (
     tiles_text,
     view,
 )
-from noreturn.engine.state import DEAL
 from noreturn.narrate import narrate_action, narrate_draw, plural, render_table
 from noreturn.rl import features
 

@@ -1,0 +1,79 @@
+"""The engine's API is sealed: everything outside ``src/noreturn/engine/`` imports from
+``noreturn.engine``, never from one of its modules (docs/DESIGN: the engine may rearrange
+its inside freely, and a name used outside is a name it promises to keep).
+
+The scan reads every Python file of ``src``, ``tests``, ``benchmarks`` and ``examples`` as
+an AST, so an import in a function body or under ``TYPE_CHECKING`` is found too.
+"""
+
+from __future__ import annotations
+
+import ast
+import pkgutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import noreturn.engine
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE = ROOT / "src" / "noreturn" / "engine"
+SCANNED = ("src", "tests", "benchmarks", "examples")
+SUBMODULES = frozenset(m.name for m in pkgutil.iter_modules(noreturn.engine.__path__))
+
+
+def _outside_files() -> Iterator[Path]:
+    """Every Python file of the scanned folders that is not part of the engine."""
+    for folder in SCANNED:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if ENGINE not in path.parents:
+                yield path
+
+
+def _module_of(path: Path, node: ast.ImportFrom) -> str:
+    """The absolute module an ``ImportFrom`` names; a relative one is resolved from the
+    package of ``path`` (files under ``src`` only: elsewhere there is no package)."""
+    if not node.level:
+        return node.module or ""
+    if ROOT / "src" not in path.parents:
+        return ""
+    package = path.relative_to(ROOT / "src").parent.parts
+    base = package[: len(package) - node.level + 1]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _engine_submodule_imports(path: Path) -> Iterator[str]:
+    """Each import in ``path`` that reaches into an engine module, as written."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names
+                        if alias.name.startswith("noreturn.engine."))
+        elif isinstance(node, ast.ImportFrom):
+            module = _module_of(path, node)
+            if module.startswith("noreturn.engine."):
+                yield f"from {module} import ..."
+            elif module == "noreturn.engine":
+                yield from (f"from noreturn.engine import {alias.name}" for alias in node.names
+                            if alias.name in SUBMODULES
+                            and alias.name not in noreturn.engine.__all__)
+
+
+def test_nothing_outside_the_engine_imports_an_engine_module() -> None:
+    found = [f"{path.relative_to(ROOT)}: {text}" for path in _outside_files()
+             for text in _engine_submodule_imports(path)]
+    assert not found, "import these from noreturn.engine instead:\n" + "\n".join(found)
+
+
+def test_the_scan_finds_an_import_of_an_engine_module(tmp_path: Path) -> None:
+    planted = tmp_path / "planted.py"
+    planted.write_text("from noreturn.engine.state import GameState\n"
+                       "import noreturn.engine.tiles\n"
+                       "from noreturn.engine import state, view\n", encoding="utf-8")
+    assert list(_engine_submodule_imports(planted)) == [
+        "from noreturn.engine.state import ...", "noreturn.engine.tiles",
+        "from noreturn.engine import state"]
+
+
+def test_every_exported_name_exists() -> None:
+    missing = [name for name in noreturn.engine.__all__ if not hasattr(noreturn.engine, name)]
+    assert not missing

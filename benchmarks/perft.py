@@ -30,7 +30,6 @@ from typing import Any
 from noreturn.engine import (
     MULLIGAN,
     PLAY,
-    STAGE_NAMES,
     Action,
     Declare,
     GameState,
@@ -197,7 +196,7 @@ def replay(entry: dict[str, Any]) -> GameState:
 
 def fingerprint(state: GameState) -> dict[str, Any]:
     """A few public facts that show at a glance where a position is."""
-    return {"stage": STAGE_NAMES[state.stage], "to_move": state.to_move,
+    return {"stage": state.stage.text, "to_move": state.to_move,
             "phases": list(state.phases), "bag": len(state.bag), "turns": state.turns}
 
 

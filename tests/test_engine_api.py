@@ -1,6 +1,7 @@
 """The engine's API is sealed: everything outside ``src/noreturn/engine/`` imports from
-``noreturn.engine``, never from one of its modules (docs/DESIGN: the engine may rearrange
-its inside freely, and a name used outside is a name it promises to keep).
+``noreturn.engine``, never from one of its modules (the engine may rearrange its inside
+freely, and a name used outside is a name it promises to keep); the stage is one ``Stage``
+for states and views, whose text is the word the JSON always had.
 
 The scan reads every Python file of ``src``, ``tests``, ``benchmarks`` and ``examples`` as
 an AST, so an import in a function body or under ``TYPE_CHECKING`` is found too.
@@ -9,11 +10,23 @@ an AST, so an import in a function body or under ``TYPE_CHECKING`` is found too.
 from __future__ import annotations
 
 import ast
+import json
 import pkgutil
 from collections.abc import Iterator
 from pathlib import Path
+from random import Random
 
 import noreturn.engine
+from noreturn.bots.viewjson import view_to_json
+from noreturn.engine import (
+    Mulligan,
+    Rules,
+    Stage,
+    new_game,
+    resolve_chance,
+    rollout_action,
+    view,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "src" / "noreturn" / "engine"
@@ -77,3 +90,32 @@ def test_the_scan_finds_an_import_of_an_engine_module(tmp_path: Path) -> None:
 def test_every_exported_name_exists() -> None:
     missing = [name for name in noreturn.engine.__all__ if not hasattr(noreturn.engine, name)]
     assert not missing
+
+
+def test_a_state_and_its_views_share_one_stage_enum() -> None:
+    rng = Random(3)
+    state = new_game(Rules(players=3), rng)
+    seen: set[Stage] = set()
+    while True:
+        assert type(state.stage) is Stage
+        for seat in (None, 0, 1, 2):
+            assert view(state, seat).stage is state.stage
+        seen.add(state.stage)
+        if state.is_over():
+            break
+        state.apply(state.sample_draw(rng) if state.is_chance() else rollout_action(state, rng))
+    assert seen == set(Stage)
+
+
+def test_the_stage_reads_as_the_word_json_records_and_the_browser_use() -> None:
+    assert [stage.text for stage in Stage] == ["deal", "mulligan", "play", "over"]
+    assert [f"{stage}" for stage in Stage] == [str(stage) for stage in Stage] == [
+        "deal", "mulligan", "play", "over"]
+    state = new_game(Rules(), start_player=0)
+    resolve_chance(state, Random(1))
+    state.apply(Mulligan(()))
+    state.apply(Mulligan(()))
+    assert state.stage is Stage.PLAY == 2
+    data = view_to_json(view(state, 0))
+    assert type(data["stage"]) is str and data["stage"] == "play"
+    assert '"stage": "play"' in json.dumps(data)

@@ -48,6 +48,7 @@ from noreturn.engine import (
     Rules,
     Score,
     ShuffledBag,
+    Stage,
     View,
     legal_actions,
     reshuffled,
@@ -253,7 +254,7 @@ class LocalTable:
         seen = self.view_for(self.state.to_move)
         if can_advise(seen):
             return None
-        if seen.stage != "play":
+        if seen.stage is not Stage.PLAY:
             return "nothing to weigh: the mulligan comes first"
         return "nothing to weigh: you have declared phase 2 already (there is no return)"
 

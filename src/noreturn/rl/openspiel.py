@@ -494,9 +494,8 @@ class NoReturnState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
 
 def full_text(game: GameState) -> str:
     """Everything about ``game`` as text, hidden tiles included, in a stable order."""
-    stage = ("deal", "mulligan", "play", "over")[game.stage]
     lines = [
-        f"stage {stage}, to move {seat_name(game.to_move)}, draws due {game.draws_due}, "
+        f"stage {game.stage}, to move {seat_name(game.to_move)}, draws due {game.draws_due}, "
         f"turns {game.turns}, last round {game.ending}",
         f"bag ({len(game.bag)}): {tiles_text(sorted(game.bag))}",
     ]

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from random import Random
 
+import pytest
+
 import noreturn.engine
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import (
@@ -119,3 +121,10 @@ def test_the_stage_reads_as_the_word_json_records_and_the_browser_use() -> None:
     data = view_to_json(view(state, 0))
     assert type(data["stage"]) is str and data["stage"] == "play"
     assert '"stage": "play"' in json.dumps(data)
+
+
+def test_a_new_game_is_never_silently_unseeded() -> None:
+    with pytest.raises(TypeError, match=r"new_game needs rng .* or start_player"):
+        new_game(Rules())
+    assert new_game(Rules(players=3), start_player=2).start == 2
+    assert new_game(Rules(players=4), Random(5)).start == Random(5).randrange(4)

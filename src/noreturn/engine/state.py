@@ -335,9 +335,19 @@ class GameState:
 
 
 def new_game(rules: Rules, rng: Random | None = None, start_player: int | None = None) -> GameState:
-    """A game before the deal, its starting player given or drawn with ``rng``."""
+    """A game before the deal, its starting player given or drawn with ``rng``.
+
+    The caller chooses: a game drawn from an unseeded generator could never be replayed
+    (DESIGN: the same seed and actions give the same game), so there is no such fallback.
+
+    Raises:
+        TypeError: neither ``rng`` nor ``start_player`` was given.
+    """
     if start_player is None:
-        start_player = (rng or Random()).randrange(rules.players)
+        if rng is None:
+            raise TypeError("new_game needs rng (a seeded Random to draw the start player) "
+                            "or start_player: an unseeded game could not be replayed")
+        start_player = rng.randrange(rules.players)
     return GameState(rules, start_player)
 
 

@@ -23,6 +23,7 @@ from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import (
     Mulligan,
     Rules,
+    RulesError,
     Stage,
     new_game,
     resolve_chance,
@@ -128,3 +129,19 @@ def test_a_new_game_is_never_silently_unseeded() -> None:
         new_game(Rules())
     assert new_game(Rules(players=3), start_player=2).start == 2
     assert new_game(Rules(players=4), Random(5)).start == Random(5).randrange(4)
+
+
+def test_chance_questions_on_a_node_that_is_not_a_chance_node_raise() -> None:
+    state = new_game(Rules(), start_player=0)
+    assert state.chance_outcomes() and state.sample_draw(Random(1))
+    resolve_chance(state, Random(1))
+    assert not state.is_chance()
+    with pytest.raises(RulesError, match=r"chance_outcomes: no draw is due \(seat 0 is to act\)"):
+        state.chance_outcomes()
+    with pytest.raises(RulesError, match=r"sample_draw: no draw is due .* not a chance node"):
+        state.sample_draw(Random(1))
+    rng = Random(2)
+    while not state.is_over():
+        state.apply(state.sample_draw(rng) if state.is_chance() else rollout_action(state, rng))
+    with pytest.raises(RulesError, match=r"no draw is due \(the game is over\)"):
+        state.chance_outcomes()

@@ -141,13 +141,31 @@ class GameState:
         return [1 + sum(other > mine for other in scores) for mine in scores]
 
     def chance_outcomes(self) -> list[tuple[Draw, float]]:
-        """The possible draws with their probabilities, by tile ascending."""
+        """The possible draws with their probabilities, by tile ascending.
+
+        Raises:
+            RulesError: no draw is due (not a chance node): an answer there would be the
+                bag's contents, a question nobody should be asking of a player's turn.
+        """
+        self._check_chance("chance_outcomes")
         size = len(self.bag)
         return [(Draw(t), c / size) for t, c in sorted(Counter(self.bag).items())]
 
     def sample_draw(self, rng: Random) -> Draw:
-        """A draw sampled from the bag: each tile equally likely."""
+        """A draw sampled from the bag: each tile equally likely.
+
+        Raises:
+            RulesError: no draw is due (not a chance node).
+        """
+        if not self.draws_due:
+            self._check_chance("sample_draw")
         return Draw(self.bag[int(rng.random() * len(self.bag))])
+
+    def _check_chance(self, asked: str) -> None:
+        """Refuse a chance question at a node that is not a chance node."""
+        if not self.draws_due:
+            who = "the game is over" if self.stage == OVER else f"seat {self.to_move} is to act"
+            raise RulesError(f"{asked}: no draw is due ({who}): this is not a chance node")
 
     # ------------------------------------------------------------------- copies
     def clone(self) -> GameState:

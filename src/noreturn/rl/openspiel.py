@@ -452,12 +452,9 @@ class NoReturnState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
             if 0 <= action < features.chance_outcome_count(rules):
                 return str(Draw(tile_of_kind(rules, action)))
             return f"chance outcome {action} (not a tile kind)"
-        holder = game
-        if 0 <= player < game.n and player != game.to_move:
-            holder = game.clone()
-            holder.to_move = player
+        seat = player if 0 <= player < game.n else None
         try:
-            return str(decode_action(holder, action))
+            return str(decode_action(game, action, seat))
         except NoReturnError:
             return f"action {action} (not an action of p{player}'s hand)"
 

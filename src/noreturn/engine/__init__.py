@@ -43,13 +43,21 @@ from noreturn.engine.encoding import (
     layout,
     num_actions,
 )
-from noreturn.engine.errors import IllegalActionError, NoReturnError, NotationError, RulesError
+from noreturn.engine.errors import (
+    RULE_CODES,
+    IllegalActionError,
+    NoReturnError,
+    NotationError,
+    Refusal,
+    RulesError,
+)
 from noreturn.engine.legal import (
     check,
     covers,
     fits_row,
     legal_actions,
     placeable,
+    refusal,
     row_due,
     row_dues,
     row_limit,
@@ -98,13 +106,14 @@ from noreturn.engine.worlds import sample_world
 
 __all__ = [
     "COLOUR_LETTERS", "COLOUR_NAMES", "DEAL", "DECLARE", "EXCHANGE", "MULLIGAN",
-    "MULLIGAN_CHOICE", "OVER", "PASS", "PLACE", "PLAY", "SCORE", "TILE_COLOUR", "TILE_VALUE",
-    "Action", "Decision", "Declare", "Draw", "Exchange", "GameState", "IllegalActionError",
-    "Mulligan", "NoReturnError", "NotationError", "Pass", "Place", "PlayerAction", "Rules",
-    "RulesError", "Score", "ShuffledBag", "Stage", "View", "check", "colour_of", "colour_sums",
-    "covers", "decode_action", "encode_action", "encode_actions", "fits_row", "layout",
-    "legal_actions", "make_tile", "make_tiles", "new_game", "num_actions", "parse_action",
-    "parse_tile", "placeable", "playout", "reshuffled", "resolve_chance", "rollout_action",
-    "row_due", "row_dues", "row_limit", "sample_world", "texts_of", "tile_code", "tiles_text",
-    "tiles_value", "to_action", "value_of", "view", "why_illegal",
+    "MULLIGAN_CHOICE", "OVER", "PASS", "PLACE", "PLAY", "RULE_CODES", "SCORE", "TILE_COLOUR",
+    "TILE_VALUE", "Action", "Decision", "Declare", "Draw", "Exchange", "GameState",
+    "IllegalActionError", "Mulligan", "NoReturnError", "NotationError", "Pass", "Place",
+    "PlayerAction", "Refusal", "Rules", "RulesError", "Score", "ShuffledBag", "Stage", "View",
+    "check", "colour_of", "colour_sums", "covers", "decode_action", "encode_action",
+    "encode_actions", "fits_row", "layout", "legal_actions", "make_tile", "make_tiles",
+    "new_game", "num_actions", "parse_action", "parse_tile", "placeable", "playout", "refusal",
+    "reshuffled", "resolve_chance", "rollout_action", "row_due", "row_dues", "row_limit",
+    "sample_world", "texts_of", "tile_code", "tiles_text", "tiles_value", "to_action",
+    "value_of", "view", "why_illegal",
 ]

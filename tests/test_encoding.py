@@ -20,6 +20,7 @@ from noreturn.engine import (
     Place,
     Rules,
     Score,
+    Stage,
     decode_action,
     encode_action,
     layout,
@@ -175,7 +176,7 @@ def test_equal_tiles_share_one_id() -> None:
     rules = Rules(players=2, colors=1, max_value=3, copies=3, hand_size=3)
     state = GameState(rules, 0)
     state.hands[0] = [make_tile(0, 2), make_tile(0, 2), make_tile(0, 1)]
-    state.draws_due, state.stage = 0, 2
+    state.draws_due, state.stage = 0, Stage.PLAY
     exchanges = [a for a in legal_actions(state) if isinstance(a, Exchange)]
     assert sorted(map(str, exchanges)) == sorted([
         "exchange R1", "exchange R2", "exchange R2 R1", "exchange R2 R2",

@@ -3,8 +3,8 @@
 freely, and a name used outside is a name it promises to keep); the stage is one ``Stage``
 for states and views, whose text is the word the JSON always had.
 
-The scan reads every Python file of ``src``, ``tests``, ``benchmarks`` and ``examples`` as
-an AST, so an import in a function body or under ``TYPE_CHECKING`` is found too.
+The scan reads every Python file of ``src``, ``tests``, ``benchmarks``, ``examples`` and
+``docs`` as an AST, so an import in a function body or under ``TYPE_CHECKING`` is found too.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from noreturn.engine import (
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "src" / "noreturn" / "engine"
-SCANNED = ("src", "tests", "benchmarks", "examples")
+SCANNED = ("src", "tests", "benchmarks", "examples", "docs")
 SUBMODULES = frozenset(m.name for m in pkgutil.iter_modules(noreturn.engine.__path__))
 
 

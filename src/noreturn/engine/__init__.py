@@ -20,6 +20,11 @@ loops), ``tiles_value`` and ``colour_sums``. A policy for ``playout`` returns a
 view's ``stage`` is a ``Stage`` (``Stage.PLAY``; its text form ``"play"`` is for JSON);
 ``DEAL``, ``MULLIGAN``, ``PLAY`` and ``OVER`` are its members under module names, for hot
 loops (a global is some 100 ns cheaper than ``Stage.PLAY`` on Python 3.11).
+
+This package is the engine's whole API: code outside it imports from here, never from a
+module inside (tests/test_engine_api.py checks). ``play``/``check`` raise an
+``IllegalActionError`` whose ``code`` names the broken rule (``RULE_CODES``);
+``refusal`` gives the same code and reason without raising, ``why_illegal`` the reason.
 """
 
 from noreturn.engine.actions import (

@@ -28,6 +28,8 @@ from random import Random
 from typing import Any
 
 from noreturn.engine import (
+    MULLIGAN,
+    PLAY,
     Action,
     Declare,
     GameState,
@@ -37,7 +39,6 @@ from noreturn.engine import (
     parse_action,
     rollout_action,
 )
-from noreturn.engine.state import MULLIGAN, PLAY, STAGE_NAMES
 
 PERFT_FILE = Path(__file__).resolve().parent.parent / "tests" / "perft.json"
 FORMAT = "noreturn-perft/1"
@@ -195,7 +196,7 @@ def replay(entry: dict[str, Any]) -> GameState:
 
 def fingerprint(state: GameState) -> dict[str, Any]:
     """A few public facts that show at a glance where a position is."""
-    return {"stage": STAGE_NAMES[state.stage], "to_move": state.to_move,
+    return {"stage": state.stage.text, "to_move": state.to_move,
             "phases": list(state.phases), "bag": len(state.bag), "turns": state.turns}
 
 

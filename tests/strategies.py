@@ -16,6 +16,7 @@ from random import Random
 from hypothesis import strategies as st
 
 from noreturn.engine import (
+    MULLIGAN,
     Action,
     Declare,
     Draw,
@@ -31,7 +32,6 @@ from noreturn.engine import (
     new_game,
     rollout_action,
 )
-from noreturn.engine.state import MULLIGAN
 
 POLICIES = ("rollout", "uniform", "kinds", "builder", "mixed")
 """How a random game picks player actions.

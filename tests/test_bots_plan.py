@@ -19,9 +19,9 @@ from noreturn.engine import (
     legal_actions,
     make_tile,
     sample_world,
+    to_action,
     view,
 )
-from noreturn.engine.rollout import to_action
 from noreturn.records import check_record
 from strategies import game_positions, random_rules
 
@@ -235,3 +235,18 @@ def test_the_tuning_script_runs_and_prints_the_constants(capsys: pytest.CaptureF
     out = capsys.readouterr().out
     assert out.startswith("start: ") and "against v1" in out and "against random" in out
     assert "final: " in out and repr(plan.params_for(3)) in out
+
+
+def test_the_plan_and_its_candidates_read_a_state_without_changing_it() -> None:
+    """Bots read states only inside their own imagined worlds, but a playout policy that
+    sorted a hand in place would still change the state it is given: nothing outside the
+    engine changes a state but through it."""
+    for players in (2, 3, 4):
+        for state in game_positions(Rules(players=players), players):
+            if state.is_chance() or state.is_over():
+                continue
+            hands = [list(hand) for hand in state.hands]
+            before = state.clone()
+            plan.choose(state)
+            candidates(state, legal_actions(state))
+            assert state.hands == hands and state == before

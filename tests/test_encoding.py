@@ -20,6 +20,7 @@ from noreturn.engine import (
     Place,
     Rules,
     Score,
+    Stage,
     decode_action,
     encode_action,
     layout,
@@ -175,9 +176,26 @@ def test_equal_tiles_share_one_id() -> None:
     rules = Rules(players=2, colors=1, max_value=3, copies=3, hand_size=3)
     state = GameState(rules, 0)
     state.hands[0] = [make_tile(0, 2), make_tile(0, 2), make_tile(0, 1)]
-    state.draws_due, state.stage = 0, 2
+    state.draws_due, state.stage = 0, Stage.PLAY
     exchanges = [a for a in legal_actions(state) if isinstance(a, Exchange)]
     assert sorted(map(str, exchanges)) == sorted([
         "exchange R1", "exchange R2", "exchange R2 R1", "exchange R2 R2",
         "exchange R2 R2 R1"])
     assert len({encode_action(state, a) for a in exchanges}) == 5
+
+
+@pytest.mark.parametrize("rules", VARIANTS[:3], ids=str)
+def test_an_id_is_read_against_any_seats_hand_without_changing_the_state(rules: Rules) -> None:
+    """OpenSpiel asks for every player's action strings; ``seat`` reads an id against that
+    seat's hand, as if it were to move, and leaves the state as it was."""
+    for state in decisions(rules, 2, seed_of(rules))[::7]:
+        before = state.clone()
+        for seat in range(rules.players):
+            as_if = state.clone()
+            as_if.to_move = seat  # a test may build states by hand
+            for action in legal_actions(as_if)[:40]:
+                action_id = encode_action(as_if, action)
+                assert decode_action(state, action_id, seat) == decode_action(as_if, action_id)
+        assert state == before
+    with pytest.raises(NoReturnError, match="seat must be"):
+        decode_action(state, 2, rules.players)

@@ -16,6 +16,7 @@ from random import Random
 import pytest
 
 from noreturn.engine import (
+    MULLIGAN,
     Action,
     Declare,
     Draw,
@@ -33,7 +34,6 @@ from noreturn.engine import (
     value_of,
     why_illegal,
 )
-from noreturn.engine.state import MULLIGAN
 from strategies import POLICIES, game_positions, random_rules
 
 SEED_BLOCKS = range(8)

@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from noreturn.engine import GameState, Rules, legal_actions, new_game, parse_action
-from noreturn.engine.state import STAGE_NAMES
+from noreturn.engine import GameState, Rules, Stage, legal_actions, new_game, parse_action
 
 PERFT = json.loads((Path(__file__).parent / "perft.json").read_text())
 POSITIONS: list[dict[str, Any]] = PERFT["positions"]
@@ -49,7 +48,7 @@ def test_file_header_defines_the_counts() -> None:
 
 def test_positions_cover_every_stage_and_variant() -> None:
     assert len(POSITIONS) >= 20
-    assert {p["stage"] for p in POSITIONS} == set(STAGE_NAMES)
+    assert {p["stage"] for p in POSITIONS} == {stage.text for stage in Stage}
     assert len({json.dumps(p["rules"], sort_keys=True) for p in POSITIONS}) >= 5
     assert len({p["name"] for p in POSITIONS}) == len(POSITIONS)
     assert any(p["phases"][p["to_move"]] == 2 for p in POSITIONS)
@@ -60,7 +59,7 @@ def test_positions_cover_every_stage_and_variant() -> None:
 @pytest.mark.parametrize("entry", POSITIONS, ids=[p["name"] for p in POSITIONS])
 def test_counts_match_the_file(entry: dict[str, Any]) -> None:
     state = replay(entry)
-    assert (STAGE_NAMES[state.stage], state.to_move, state.phases, len(state.bag),
+    assert (state.stage.text, state.to_move, state.phases, len(state.bag),
             state.turns) == (entry["stage"], entry["to_move"], entry["phases"], entry["bag"],
                              entry["turns"]), "the replay reached another position"
     actions = legal_actions(state)

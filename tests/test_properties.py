@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noreturn.engine import (
+    PLAY,
     Action,
     Draw,
     GameState,
@@ -28,7 +29,6 @@ from noreturn.engine import (
     rollout_action,
     why_illegal,
 )
-from noreturn.engine.state import PLAY
 from strategies import (
     POLICIES,
     choose,

@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from noreturn.engine import GameState, Rules, tile_code, value_of
-from noreturn.engine.state import PLAY
+from noreturn.engine import PLAY, GameState, Rules, tile_code, value_of
 from noreturn.records import Record, RecordError, check_record, parse_record, read_record
 from test_records_roundtrip import VARIANTS, Game, snapshot_game
 

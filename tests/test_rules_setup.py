@@ -11,6 +11,9 @@ import pytest
 from noreturn.engine import (
     COLOUR_LETTERS,
     COLOUR_NAMES,
+    DEAL,
+    MULLIGAN,
+    PLAY,
     Draw,
     Exchange,
     GameState,
@@ -27,7 +30,6 @@ from noreturn.engine import (
     tiles_text,
     value_of,
 )
-from noreturn.engine.state import DEAL, MULLIGAN, PLAY
 from scenario import DEFAULT, HANDS_2P, SIMPLE_HANDS, TINY, deal, refused, run, scenario, tiles
 
 ONE_IN_BAG = Rules(players=2, colors=1, max_value=9, copies=1, hand_size=4)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from noreturn.engine import (
+    PLAY,
     Declare,
     Draw,
     Exchange,
@@ -18,7 +19,6 @@ from noreturn.engine import (
     parse_tile,
     view,
 )
-from noreturn.engine.state import PLAY
 from scenario import (
     DEFAULT,
     HANDS_2P,

@@ -14,8 +14,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from noreturn.cli import app
-from noreturn.engine import Rules, reshuffled
-from noreturn.engine.state import GameState
+from noreturn.engine import GameState, Rules, reshuffled
 from noreturn.plain import run_plain
 from noreturn.records import check_record
 from noreturn.table import LocalTable, make_seats

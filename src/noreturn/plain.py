@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from noreturn.engine import (
+    MULLIGAN,
     Action,
     Declare,
     Mulligan,
@@ -22,7 +23,6 @@ from noreturn.engine import (
     parse_tile,
     tile_code,
 )
-from noreturn.engine.state import MULLIGAN
 from noreturn.narrate import render_table
 from noreturn.outputs import OutputError
 from noreturn.records import dumps

@@ -39,23 +39,26 @@ from noreturn.bots.hints import suggest
 from noreturn.bots.match import FALLBACK, Deck
 from noreturn.bots.switch import SwitchAdvice, can_advise, switch_advice
 from noreturn.engine import (
+    DEAL,
     Action,
     Declare,
     Draw,
     GameState,
     NoReturnError,
+    Refusal,
     Rules,
     Score,
     ShuffledBag,
+    Stage,
     View,
     legal_actions,
+    refusal,
     reshuffled,
     texts_of,
     tiles_text,
     view,
     why_illegal,
 )
-from noreturn.engine.state import DEAL
 from noreturn.narrate import narrate_action, narrate_draw
 from noreturn.outputs import OutputDir
 from noreturn.records import RecordWriter, default_meta, write_record
@@ -209,13 +212,19 @@ class LocalTable:
 
     def why_not(self, action: Action) -> str | None:
         """Why the person to move may not play ``action`` now, or None if they may."""
+        refused = self.refusal(action)
+        return None if refused is None else refused.reason
+
+    def refusal(self, action: Action) -> Refusal | None:
+        """Why the person to move may not play ``action`` now, with the rule's code (the
+        engine's, ``RULE_CODES``), or None if they may."""
         if self.is_over():
-            return "the game is over"
+            return Refusal("game_over", "the game is over")
         if not self.human_to_move():
-            return f"it is {self.names[self.state.to_move]}'s turn"
+            return Refusal("not_your_turn", f"it is {self.names[self.state.to_move]}'s turn")
         if isinstance(action, Draw):
-            return "draws are made for you"
-        return why_illegal(self.state, action)
+            return Refusal("no_draw_due", "draws are made for you")
+        return refusal(self.state, action)
 
     def unseen(self, seat: int) -> Counter[int]:
         """The tile tracker: how many of each tile ``seat`` has not seen."""
@@ -253,7 +262,7 @@ class LocalTable:
         seen = self.view_for(self.state.to_move)
         if can_advise(seen):
             return None
-        if seen.stage != "play":
+        if seen.stage is not Stage.PLAY:
             return "nothing to weigh: the mulligan comes first"
         return "nothing to weigh: you have declared phase 2 already (there is no return)"
 

@@ -20,8 +20,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from noreturn.bots.viewjson import view_to_json
-from noreturn.engine import GameState, tile_code, view
-from noreturn.engine.tiles import make_tile
+from noreturn.engine import GameState, make_tile, tile_code, view
 from noreturn.records import Record, replay_states
 
 TIMEOUT = 30.0

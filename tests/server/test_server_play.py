@@ -24,7 +24,7 @@ from srvkit import (
 )
 from starlette.websockets import WebSocketDisconnect
 
-from noreturn.engine import Rules
+from noreturn.engine import Rules, parse_action
 from noreturn.records import check_record
 from noreturn.server import create_app
 from noreturn.server.schemas import CreateTable, SeatIn
@@ -159,6 +159,7 @@ def errors_only_to_sender(client: TestClient, table_id: str, sender: Player, oth
     assert answer["type"] == "error", answer
     assert answer["code"] == code, answer
     assert answer["message"]
+    assert ("rule" in answer) == (code == "illegal"), answer  # the rule code: illegal only
     assert sender.answer({"type": "ping"}) == {"type": "pong"}  # the connection lives on
     assert not pending(other.ws)
     assert version_of(client, table_id) == version
@@ -203,6 +204,30 @@ def test_illegal_and_malformed_messages_change_nothing(db_url: str) -> None:
         mover.send({"type": "action", "action": mover.state["legal"][0],
                     "version": version})
         assert mover.next_state()["version"] == version + 1
+
+
+def test_an_illegal_action_is_refused_with_the_code_of_its_rule(db_url: str) -> None:
+    with TestClient(create_app(db_url)) as client, \
+            seated(client, TWO_AND_A_BOT, SMALL) as (table_id, _tokens, players):
+        state = play(players, Random(5), moves=3)
+        mover, other = turn(players, state)
+        hand = mover.state["view"]["hand"]
+        not_mine = next(f"{c}{v}" for c in "ROY" for v in range(1, 7)
+                        if f"{c}{v}" not in hand)
+        two_colours = next((a, b) for a in hand for b in hand if a[0] != b[0])
+        for action, rule, words in [
+                (f"exchange {not_mine}", "not_in_hand", f"you do not hold {not_mine}"),
+                (f"exchange {' '.join(hand[:1] * 9)}", "exchange_count", "exchange 1 to 3"),
+                ("place R9", "not_a_tile", "R9 is not a tile of this game"),
+                (f"place {two_colours[0]} {two_colours[1]}", "mixed_colours", "one colour"),
+        ]:
+            answer = errors_only_to_sender(
+                client, table_id, mover, other,
+                {"type": "action", "action": action, "version": state["version"]}, "illegal")
+            assert answer["rule"] == rule, answer
+            said = str(answer["message"])  # as ever: "<the action> is not allowed: <why>"
+            assert said.startswith(f"{parse_action(action)} is not allowed: ") and words in said
+            assert set(answer) == {"type", "code", "message", "rule"}
 
 
 def test_check_and_hint_on_your_turn_and_nothing_about_others_off_turn(db_url: str) -> None:

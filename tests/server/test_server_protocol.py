@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from noreturn.engine import RULE_CODES
 from noreturn.server.errors import BadRequestError
 from noreturn.server.messages import (
     CLIENT_MESSAGE,
@@ -82,3 +83,12 @@ def test_text_is_read_as_sent_keys_the_protocol_does_not_use_are_ignored() -> No
     assert isinstance(read, ActionMessage)
     assert (read.action, read.version) == ("\ud800", 100000000000000000000)
     assert read_message({"type": "hello"}) == Hello(type="hello")
+
+
+def test_the_rule_codes_listed_are_the_engines() -> None:
+    text = PROTOCOL.read_text(encoding="utf-8")
+    section = text[text.index("### Rule codes"):text.index("## When the database fails")]
+    listed = re.findall(r"^\| `([a-z_0-9]+)` \|", section, flags=re.M)
+    assert listed == list(RULE_CODES), set(listed) ^ set(RULE_CODES)
+    row = next(line for line in text.splitlines() if line.startswith('| `{"type": "error"'))
+    assert '"rule": ' in row and "(see [Rule codes](#rule-codes))" in row

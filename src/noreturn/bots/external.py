@@ -42,7 +42,7 @@ from typing import IO, Any
 
 from noreturn.bots.base import DISPLAY_NAME, BotError, register
 from noreturn.bots.viewjson import view_to_json
-from noreturn.engine import Action, NoReturnError, Rules, View, parse_action
+from noreturn.engine import Action, NoReturnError, Rules, Stage, View, parse_action
 
 PROTOCOL = "noreturn-bot"
 VERSION = 1
@@ -344,7 +344,7 @@ class ExternalBot:
         if self._channel is None or self._game is None:
             return True
         seat, rules, turns = self._game
-        if view.stage == "mulligan" or (view.seat, view.rules) != (seat, rules):
+        if view.stage is Stage.MULLIGAN or (view.seat, view.rules) != (seat, rules):
             return True  # each seat decides its mulligan once, at the start of a game
         return view.turns < turns
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from random import Random
 
 from noreturn.bots import plan
-from noreturn.engine import Declare, GameState, View, playout, sample_world, to_action
+from noreturn.engine import Declare, GameState, Stage, View, playout, sample_world, to_action
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +71,7 @@ class SwitchAdvice:
 
 def can_advise(view: View) -> bool:
     """Whether there is a switch to weigh: the seat's own turn in play, in phase 1."""
-    return (view.seat is not None and view.my_turn and view.stage == "play"
+    return (view.seat is not None and view.my_turn and view.stage is Stage.PLAY
             and view.phases[view.seat] == 1)
 
 

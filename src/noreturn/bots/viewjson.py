@@ -51,7 +51,7 @@ def view_to_json(view: View) -> dict[str, Any]:
     return {
         "rules": view.rules.to_dict(),
         "seat": view.seat,
-        "stage": view.stage,
+        "stage": view.stage.text,
         "start_player": view.start_player,
         "to_move": view.to_move,
         "draws_due": view.draws_due,

@@ -16,7 +16,15 @@ row takes), ``covers``/``row_due``/``row_dues`` (what a score costs and what pay
 read tiles with ``colour_of``/``value_of`` (or ``TILE_COLOUR``/``TILE_VALUE`` in hot
 loops), ``tiles_value`` and ``colour_sums``. A policy for ``playout`` returns a
 ``Decision`` tuple whose kind is one of ``PASS``, ``DECLARE``, ``MULLIGAN_CHOICE``,
-``EXCHANGE``, ``PLACE``, ``SCORE``; ``to_action`` turns it into an action.
+``EXCHANGE``, ``PLACE``, ``SCORE``; ``to_action`` turns it into an action. A state's and a
+view's ``stage`` is a ``Stage`` (``Stage.PLAY``; its text form ``"play"`` is for JSON);
+``DEAL``, ``MULLIGAN``, ``PLAY`` and ``OVER`` are its members under module names, for hot
+loops (a global is some 100 ns cheaper than ``Stage.PLAY`` on Python 3.11).
+
+This package is the engine's whole API: code outside it imports from here, never from a
+module inside (tests/test_engine_api.py checks). ``play``/``check`` raise an
+``IllegalActionError`` whose ``code`` names the broken rule (``RULE_CODES``);
+``refusal`` gives the same code and reason without raising, ``why_illegal`` the reason.
 """
 
 from noreturn.engine.actions import (
@@ -40,13 +48,21 @@ from noreturn.engine.encoding import (
     layout,
     num_actions,
 )
-from noreturn.engine.errors import IllegalActionError, NoReturnError, NotationError, RulesError
+from noreturn.engine.errors import (
+    RULE_CODES,
+    IllegalActionError,
+    NoReturnError,
+    NotationError,
+    Refusal,
+    RulesError,
+)
 from noreturn.engine.legal import (
     check,
     covers,
     fits_row,
     legal_actions,
     placeable,
+    refusal,
     row_due,
     row_dues,
     row_limit,
@@ -69,8 +85,8 @@ from noreturn.engine.state import (
     MULLIGAN,
     OVER,
     PLAY,
-    STAGE_NAMES,
     GameState,
+    Stage,
     new_game,
     resolve_chance,
 )
@@ -95,14 +111,14 @@ from noreturn.engine.worlds import sample_world
 
 __all__ = [
     "COLOUR_LETTERS", "COLOUR_NAMES", "DEAL", "DECLARE", "EXCHANGE", "MULLIGAN",
-    "MULLIGAN_CHOICE", "OVER", "PASS", "PLACE", "PLAY", "SCORE", "STAGE_NAMES", "TILE_COLOUR",
+    "MULLIGAN_CHOICE", "OVER", "PASS", "PLACE", "PLAY", "RULE_CODES", "SCORE", "TILE_COLOUR",
     "TILE_VALUE", "Action", "Decision", "Declare", "Draw", "Exchange", "GameState",
     "IllegalActionError", "Mulligan", "NoReturnError", "NotationError", "Pass", "Place",
-    "PlayerAction", "Rules", "RulesError", "Score", "ShuffledBag", "View", "check",
-    "colour_of", "colour_sums", "covers", "decode_action", "encode_action", "encode_actions",
-    "fits_row",
-    "layout", "legal_actions", "make_tile", "make_tiles", "new_game", "num_actions",
-    "parse_action", "parse_tile", "placeable", "playout", "reshuffled", "resolve_chance",
-    "rollout_action", "row_due", "row_dues", "row_limit", "sample_world", "texts_of",
-    "tile_code", "tiles_text", "tiles_value", "to_action", "value_of", "view", "why_illegal",
+    "PlayerAction", "Refusal", "Rules", "RulesError", "Score", "ShuffledBag", "Stage", "View",
+    "check", "colour_of", "colour_sums", "covers", "decode_action", "encode_action",
+    "encode_actions", "fits_row", "layout", "legal_actions", "make_tile", "make_tiles",
+    "new_game", "num_actions", "parse_action", "parse_tile", "placeable", "playout", "refusal",
+    "reshuffled", "resolve_chance", "rollout_action", "row_due", "row_dues", "row_limit",
+    "sample_world", "texts_of", "tile_code", "tiles_text", "tiles_value", "to_action",
+    "value_of", "view", "why_illegal",
 ]

@@ -125,8 +125,10 @@ def _encode(lay: ActionLayout, hand: list[int], action: Action) -> int:
     raise NoReturnError(f"{action!r} is not an action")
 
 
-def decode_action(state: GameState, action_id: int) -> Action:
-    """The action numbered ``action_id`` in ``state`` (relative to the hand to move).
+def decode_action(state: GameState, action_id: int, seat: int | None = None) -> Action:
+    """The action numbered ``action_id`` in ``state``, relative to ``seat``'s hand (None:
+    the seat to move). Ids of another seat than the one to move are for display (OpenSpiel
+    asks for any player's action strings), read without changing the state.
 
     Raises:
         NoReturnError: the id is out of range or names hand positions that are empty.
@@ -139,7 +141,9 @@ def decode_action(state: GameState, action_id: int) -> Action:
         return Draw(make_tile(colour, value + 1))
     if action_id <= DECLARE_ID:
         return Pass() if action_id == PASS_ID else Declare()
-    hand = sorted(state.hands[state.to_move])
+    if seat is not None and (type(seat) is not int or not 0 <= seat < state.n):
+        raise NoReturnError(f"seat must be 0..{state.n - 1} or None, not {seat!r}")
+    hand = sorted(state.hands[state.to_move if seat is None else seat])
     if action_id >= lay.score:
         rest, mask = divmod(action_id - lay.score, 1 << lay.hand_size)
         row, count = divmod(rest, lay.row_length)

@@ -1,6 +1,52 @@
-"""The engine's errors: one base class, so callers can catch every refusal at once."""
+"""The engine's errors: one base class, so callers can catch every refusal at once.
+
+An illegal action is refused with a ``Refusal``: a stable rule code for programs (a
+server sends it to its clients, who may translate it or react to it) and the reason in a
+player's words. ``RULE_CODES`` is the one list of those codes; the messages may be
+reworded, the codes stay.
+"""
 
 from __future__ import annotations
+
+from typing import NamedTuple
+
+RULE_CODES: dict[str, str] = {
+    "game_over": "the game is over: nothing more is played",
+    "not_your_turn": "the seat sending the action is not to move (judged by a table, "
+                     "which knows who sends; the engine judges for the seat to move)",
+    "not_an_action": "the value is not an action at all",
+    "bad_id": "an action id that is not an integer, out of range, names empty hand "
+              "positions, or is not the canonical id of its action (learning adapters)",
+    "not_a_tile": "a tile outside this game's colours and values",
+    "no_draw_due": "a draw when no draw is due (draws are made for people by their table)",
+    "draw_first": "another action while tiles are still to be drawn",
+    "not_in_bag": "a draw of a tile the bag does not hold",
+    "not_in_hand": "tiles the player does not hold, or not that many of them",
+    "mulligan_first": "another action while the mulligan is under way",
+    "mulligan_too_many": "setting aside more tiles than the bag holds",
+    "mulligan_over": "a mulligan after the mulligan",
+    "already_declared": "DECLARE in phase 2: there is no return",
+    "cannot_pass": "PASS while another action is possible",
+    "exchange_count": "an exchange of no tiles, or of more than the exchange limit",
+    "place_in_phase_2": "PLACE in phase 2",
+    "no_tiles": "a placement or a payment of no tiles",
+    "mixed_colours": "tiles of more than one colour in one placement or payment",
+    "row_order": "a tile higher than the last of its row: a row only ever goes down",
+    "score_in_phase_1": "SCORE before declaring phase 2",
+    "no_such_row": "a score of a row this game does not have",
+    "empty_row": "a score of an empty row",
+    "score_count": "a score of fewer than one tile, or more than the row holds",
+    "underpaid": "a payment worth less than the row tiles it scores",
+}
+"""Every rule code an ``IllegalActionError`` (or a ``Refusal``) carries, with its meaning."""
+
+
+class Refusal(NamedTuple):
+    """Why an action is illegal now: ``code`` (a key of ``RULE_CODES``) for programs,
+    ``reason`` for people ("you", "your red row")."""
+
+    code: str
+    reason: str
 
 
 class NoReturnError(ValueError):
@@ -16,4 +62,13 @@ class RulesError(NoReturnError):
 
 
 class IllegalActionError(NoReturnError):
-    """An action the rules do not allow now; the message names the rule in a player's words."""
+    """An action the rules do not allow now; the message names the rule in a player's
+    words, ``code`` (a key of ``RULE_CODES``) names it for programs."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+    def __reduce__(self) -> tuple[type[IllegalActionError], tuple[str, str]]:
+        """Pickle with the code (a process pool sends errors back to the caller)."""
+        return type(self), (str(self), self.code)

@@ -24,7 +24,7 @@ from noreturn.engine.actions import (
     of_sorted,
     score_of_sorted,
 )
-from noreturn.engine.errors import IllegalActionError
+from noreturn.engine.errors import IllegalActionError, Refusal
 from noreturn.engine.state import MULLIGAN, OVER, GameState
 from noreturn.engine.tiles import (
     COLOUR_LETTERS,
@@ -199,19 +199,26 @@ def _scores(state: GameState, hand: list[int], ranges: list[tuple[int, int]]) ->
 def check(state: GameState, action: Action) -> None:
     """Raise ``IllegalActionError`` if ``action`` is not legal now; change nothing.
 
-    The message names the broken rule in a player's words ("you", "your red row").
+    The message names the broken rule in a player's words ("you", "your red row"), the
+    error's ``code`` names it for programs (``RULE_CODES``).
     """
-    reason = why_illegal(state, action)
-    if reason is not None:
-        raise IllegalActionError(f"{action}: {reason}")
+    refused = refusal(state, action)
+    if refused is not None:
+        raise IllegalActionError(f"{action}: {refused.reason}", refused.code)
 
 
 def why_illegal(state: GameState, action: Action) -> str | None:
     """The rule ``action`` breaks now, in a player's words, or ``None`` if it is legal."""
+    refused = refusal(state, action)
+    return None if refused is None else refused.reason
+
+
+def refusal(state: GameState, action: Action) -> Refusal | None:
+    """The rule ``action`` breaks now, as its code and a player's words; ``None``: legal."""
     if state.stage == OVER:
-        return "the game is over"
+        return Refusal("game_over", "the game is over")
     if type(action) not in _TILES_OF:
-        return f"{action!r} is not an action"
+        return Refusal("not_an_action", f"{action!r} is not an action")
     tiles = _TILES_OF[type(action)](action)
     problem = _malformed(state, tiles)
     if problem:
@@ -221,7 +228,8 @@ def why_illegal(state: GameState, action: Action) -> str | None:
     if state.stage == MULLIGAN:
         return _mulligan_problem(state, action, tiles)
     if type(action) is Mulligan:
-        return "the mulligan is over: each player sets tiles aside only once, before the first turn"
+        return Refusal("mulligan_over", "the mulligan is over: each player sets tiles aside "
+                       "only once, before the first turn")
     return _turn_problem(state, action, tiles)
 
 
@@ -236,78 +244,85 @@ _TILES_OF: dict[type, Callable[[Any], tuple[int, ...]]] = {
 }
 
 
-def _malformed(state: GameState, tiles: tuple[int, ...]) -> str | None:
+def _malformed(state: GameState, tiles: tuple[int, ...]) -> Refusal | None:
     rules = state.rules
     for tile in tiles:
         if type(tile) is not int or not rules.is_tile(tile):
-            return (f"{tile_code(tile) if type(tile) is int else repr(tile)} is not a tile of "
-                    f"this game: colours {COLOUR_LETTERS[:rules.colors]}, values 1 to "
-                    f"{rules.max_value}")
+            return Refusal("not_a_tile", (
+                f"{tile_code(tile) if type(tile) is int else repr(tile)} is not a tile of "
+                f"this game: colours {COLOUR_LETTERS[:rules.colors]}, values 1 to "
+                f"{rules.max_value}"))
     return None
 
 
-def _draw_problem(state: GameState, action: Action) -> str | None:
+def _draw_problem(state: GameState, action: Action) -> Refusal | None:
     if not state.draws_due:
-        return "no draw is due now"
+        return Refusal("no_draw_due", "no draw is due now")
     if type(action) is not Draw:
-        return (f"player {state.to_move} must first draw {state.draws_due} more "
-                f"tile{'s' if state.draws_due > 1 else ''} from the bag")
+        return Refusal("draw_first", (
+            f"player {state.to_move} must first draw {state.draws_due} more "
+            f"tile{'s' if state.draws_due > 1 else ''} from the bag"))
     if action.tile not in state.bag:
-        return f"{tile_code(action.tile)} is not in the bag"
+        return Refusal("not_in_bag", f"{tile_code(action.tile)} is not in the bag")
     return None
 
 
-def _not_held(state: GameState, tiles: tuple[int, ...]) -> str | None:
+def _not_held(state: GameState, tiles: tuple[int, ...]) -> Refusal | None:
     held = Counter(state.hands[state.to_move])
     for tile, wanted in Counter(tiles).items():
         if held[tile] < wanted:
             have = held[tile]
-            return (f"you do not hold {tile_code(tile)}" if not have else
-                    f"you hold only {have} {tile_code(tile)}, not {wanted}")
+            return Refusal("not_in_hand", f"you do not hold {tile_code(tile)}" if not have else
+                           f"you hold only {have} {tile_code(tile)}, not {wanted}")
     return None
 
 
-def _mulligan_problem(state: GameState, action: Action, tiles: tuple[int, ...]) -> str | None:
+def _mulligan_problem(state: GameState, action: Action, tiles: tuple[int, ...]
+                      ) -> Refusal | None:
     if type(action) is not Mulligan:
-        return ("first comes the mulligan: choose the tiles to set aside "
-                "(none is a choice too)")
+        return Refusal("mulligan_first", "first comes the mulligan: choose the tiles to set "
+                       "aside (none is a choice too)")
     if len(tiles) > len(state.bag):
-        return f"you can set aside at most {len(state.bag)} tiles: that is all the bag holds"
+        return Refusal("mulligan_too_many", f"you can set aside at most {len(state.bag)} "
+                       "tiles: that is all the bag holds")
     return _not_held(state, tiles)
 
 
-def _turn_problem(state: GameState, action: Action, tiles: tuple[int, ...]) -> str | None:
+def _turn_problem(state: GameState, action: Action, tiles: tuple[int, ...]) -> Refusal | None:
     phase = state.phases[state.to_move]
     kind = type(action)
     if kind is Declare:
-        return "you are already in phase 2, and there is no return" if phase == 2 else None
+        return Refusal("already_declared", "you are already in phase 2, and there is no "
+                       "return") if phase == 2 else None
     if kind is Pass:
         if state.hands[state.to_move]:
-            return "you may pass only when you have no legal action: you can exchange"
+            return Refusal("cannot_pass", "you may pass only when you have no legal action: "
+                           "you can exchange")
         return None
     if kind is Exchange:
         limit = state.rules.exchange_limit
         if not 1 <= len(tiles) <= limit:
-            return f"exchange 1 to {limit} tiles, not {len(tiles)}"
+            return Refusal("exchange_count", f"exchange 1 to {limit} tiles, not {len(tiles)}")
         return _not_held(state, tiles)
     if kind is Place:
         return _place_problem(state, tiles, phase)
     if not isinstance(action, Score):
-        return f"{action!r} is not an action"
+        return Refusal("not_an_action", f"{action!r} is not an action")
     return _score_problem(state, action, phase)
 
 
-def _one_colour(tiles: tuple[int, ...], verb: str) -> str | None:
+def _one_colour(tiles: tuple[int, ...], verb: str) -> Refusal | None:
     if not tiles:
-        return f"{verb} at least one tile"
+        return Refusal("no_tiles", f"{verb} at least one tile")
     if len({colour_of(t) for t in tiles}) > 1:
-        return f"{verb} tiles of one colour only"
+        return Refusal("mixed_colours", f"{verb} tiles of one colour only")
     return None
 
 
-def _place_problem(state: GameState, tiles: tuple[int, ...], phase: int) -> str | None:
+def _place_problem(state: GameState, tiles: tuple[int, ...], phase: int) -> Refusal | None:
     if phase == 2:
-        return "you are in phase 2: you can score or exchange, but no longer place"
+        return Refusal("place_in_phase_2", "you are in phase 2: you can score or exchange, "
+                       "but no longer place")
     problem = _one_colour(tiles, "place") or _not_held(state, tiles)
     if problem:
         return problem
@@ -315,32 +330,38 @@ def _place_problem(state: GameState, tiles: tuple[int, ...], phase: int) -> str 
     row = state.rows[state.to_move][colour]
     if not fits_row(row, TILE_VALUE[tiles[0]]):
         lowest = tile_code(make_tile(colour, row[-1]))
-        return (f"{tile_code(tiles[0])} is higher than {lowest}, the lowest tile of your "
-                f"{COLOUR_NAMES[colour]} row; a row only ever goes down")
+        return Refusal("row_order", f"{tile_code(tiles[0])} is higher than {lowest}, the "
+                       f"lowest tile of your {COLOUR_NAMES[colour]} row; a row only ever "
+                       "goes down")
     return None
 
 
-def _score_problem(state: GameState, action: Score, phase: int) -> str | None:
+def _score_problem(state: GameState, action: Score, phase: int) -> Refusal | None:
     if phase == 1:
-        return "you are in phase 1: declare phase 2 before you score"
+        return Refusal("score_in_phase_1", "you are in phase 1: declare phase 2 before you "
+                       "score")
     colours = state.rules.colors
     if type(action.row) is not int or not 0 <= action.row < colours:
-        return f"there is no such row: rows are {', '.join(COLOUR_LETTERS[:colours])}"
+        return Refusal("no_such_row", "there is no such row: rows are "
+                       f"{', '.join(COLOUR_LETTERS[:colours])}")
     name = COLOUR_NAMES[action.row]
     row = state.rows[state.to_move][action.row]
     if not row:
-        return f"you have no {name} row to score"
+        return Refusal("empty_row", f"you have no {name} row to score")
     if type(action.count) is not int or not 1 <= action.count <= len(row):
-        return (f"your {name} row has {len(row)} tile{'s' if len(row) > 1 else ''}: "
-                f"score 1 to {len(row)} of them, not {action.count}")
-    problem = _one_colour(action.pay, "pay with") or _not_held(state, action.pay)
-    if problem:
-        return problem
+        return Refusal("score_count", (
+            f"your {name} row has {len(row)} tile{'s' if len(row) > 1 else ''}: "
+            f"score 1 to {len(row)} of them, not {action.count}"))
+    return _one_colour(action.pay, "pay with") or _not_held(state, action.pay) or _underpaid(
+        row, action, name)
+
+
+def _underpaid(row: list[int], action: Score, name: str) -> Refusal | None:
     due = row_due(row, action.count)
     paid = tiles_value(action.pay)
-    if not covers(paid, due):
-        lowest = "lowest tile" if action.count == 1 else f"{action.count} lowest tiles"
-        verb = "is worth" if len(action.pay) == 1 else "sum to"
-        return (f"{tiles_text(action.pay)} {verb} {paid}, less than {due}, "
-                f"the sum of the {lowest} of your {name} row")
-    return None
+    if covers(paid, due):
+        return None
+    lowest = "lowest tile" if action.count == 1 else f"{action.count} lowest tiles"
+    verb = "is worth" if len(action.pay) == 1 else "sum to"
+    return Refusal("underpaid", f"{tiles_text(action.pay)} {verb} {paid}, less than {due}, "
+                   f"the sum of the {lowest} of your {name} row")

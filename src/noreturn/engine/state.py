@@ -13,6 +13,7 @@ random generator.
 from __future__ import annotations
 
 from collections import Counter
+from enum import IntEnum
 from random import Random
 
 from noreturn.engine.actions import (
@@ -27,8 +28,33 @@ from noreturn.engine.actions import (
 from noreturn.engine.errors import RulesError
 from noreturn.engine.tiles import TILE_COLOUR, TILE_VALUE, Rules, make_tiles
 
-DEAL, MULLIGAN, PLAY, OVER = 0, 1, 2, 3
-STAGE_NAMES = ("deal", "mulligan", "play", "over")
+
+class Stage(IntEnum):
+    """Where a game is: the deal, the mulligan, play, or over; one type for states and views.
+
+    An ``IntEnum`` because the stage is compared in the hottest loops (``playout``,
+    ``apply``), where an int compare is all it may cost. Its text form (``str``, f-strings,
+    ``text``) is the lowercase name, ``"play"``: the word JSON, records and the browser
+    use. ``json.dumps`` would write the number, so serialise ``stage.text``.
+    """
+
+    DEAL = 0
+    MULLIGAN = 1
+    PLAY = 2
+    OVER = 3
+
+    @property
+    def text(self) -> str:
+        """The stage's word: "deal", "mulligan", "play" or "over"."""
+        return _STAGE_TEXTS[self]
+
+    def __str__(self) -> str:
+        return _STAGE_TEXTS[self]
+
+
+_STAGE_TEXTS = ("deal", "mulligan", "play", "over")
+DEAL, MULLIGAN, PLAY, OVER = Stage
+"""The stages under module names, for hot loops: a global costs far less than ``Stage.PLAY``."""
 
 
 class GameState:
@@ -38,7 +64,7 @@ class GameState:
         rules: the size parameters.
         start: the starting seat; ``last`` is the seat just before it, who ends a round.
         to_move: the seat to act, or to draw when ``draws_due`` > 0.
-        stage: DEAL, MULLIGAN, PLAY or OVER.
+        stage: a ``Stage``: DEAL, MULLIGAN, PLAY or OVER.
         bag: the tiles in the bag; its order carries no meaning.
         hands: each seat's hand, in no particular order.
         rows: ``rows[seat][colour]`` is that row's values, first (highest) to last (lowest).
@@ -74,7 +100,7 @@ class GameState:
         self.start = start_player
         self.last = (start_player - 1) % n
         self.to_move = start_player
-        self.stage = DEAL
+        self.stage: Stage = DEAL
         self.bag = rules.all_tiles()
         self.hands: list[list[int]] = [[] for _ in range(n)]
         self.rows: list[list[list[int]]] = [[[] for _ in range(rules.colors)] for _ in range(n)]
@@ -115,13 +141,31 @@ class GameState:
         return [1 + sum(other > mine for other in scores) for mine in scores]
 
     def chance_outcomes(self) -> list[tuple[Draw, float]]:
-        """The possible draws with their probabilities, by tile ascending."""
+        """The possible draws with their probabilities, by tile ascending.
+
+        Raises:
+            RulesError: no draw is due (not a chance node): an answer there would be the
+                bag's contents, a question nobody should be asking of a player's turn.
+        """
+        self._check_chance("chance_outcomes")
         size = len(self.bag)
         return [(Draw(t), c / size) for t, c in sorted(Counter(self.bag).items())]
 
     def sample_draw(self, rng: Random) -> Draw:
-        """A draw sampled from the bag: each tile equally likely."""
+        """A draw sampled from the bag: each tile equally likely.
+
+        Raises:
+            RulesError: no draw is due (not a chance node).
+        """
+        if not self.draws_due:
+            self._check_chance("sample_draw")
         return Draw(self.bag[int(rng.random() * len(self.bag))])
+
+    def _check_chance(self, asked: str) -> None:
+        """Refuse a chance question at a node that is not a chance node."""
+        if not self.draws_due:
+            who = "the game is over" if self.stage == OVER else f"seat {self.to_move} is to act"
+            raise RulesError(f"{asked}: no draw is due ({who}): this is not a chance node")
 
     # ------------------------------------------------------------------- copies
     def clone(self) -> GameState:
@@ -309,9 +353,19 @@ class GameState:
 
 
 def new_game(rules: Rules, rng: Random | None = None, start_player: int | None = None) -> GameState:
-    """A game before the deal, its starting player given or drawn with ``rng``."""
+    """A game before the deal, its starting player given or drawn with ``rng``.
+
+    The caller chooses: a game drawn from an unseeded generator could never be replayed
+    (DESIGN: the same seed and actions give the same game), so there is no such fallback.
+
+    Raises:
+        TypeError: neither ``rng`` nor ``start_player`` was given.
+    """
     if start_player is None:
-        start_player = (rng or Random()).randrange(rules.players)
+        if rng is None:
+            raise TypeError("new_game needs rng (a seeded Random to draw the start player) "
+                            "or start_player: an unseeded game could not be replayed")
+        start_player = rng.randrange(rules.players)
     return GameState(rules, start_player)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from noreturn.engine.errors import NoReturnError
-from noreturn.engine.state import OVER, STAGE_NAMES, GameState
+from noreturn.engine.state import OVER, GameState, Stage
 from noreturn.engine.tiles import Rules, make_tiles
 
 
@@ -23,7 +23,7 @@ class View:
     """One seat's knowledge of a game at one moment (``seat`` None: a spectator).
 
     Attributes:
-        stage: "deal", "mulligan", "play" or "over".
+        stage: the same ``Stage`` as the state's (its text form ``"play"`` for JSON).
         to_move: the seat to act or to draw; ``draws_due`` tiles are still to be drawn.
         turns: turns completed by all seats together since the first.
         turns_taken: turns each seat has completed (the turn under way not counted).
@@ -45,7 +45,7 @@ class View:
 
     rules: Rules
     seat: int | None
-    stage: str
+    stage: Stage
     start_player: int
     to_move: int
     draws_due: int
@@ -70,7 +70,7 @@ class View:
     @property
     def is_over(self) -> bool:
         """Whether the game has ended."""
-        return self.stage == "over"
+        return self.stage is Stage.OVER
 
     @property
     def declared_this_turn(self) -> bool:
@@ -92,7 +92,7 @@ class View:
         """
         pool = Counter(_every_tile(self.rules))
         seen: list[int] = list(self.hand or ()) + list(self.own_exchanged)
-        if self.stage == "mulligan" and self.own_mulligan:
+        if self.stage is Stage.MULLIGAN and self.own_mulligan:
             seen += self.own_mulligan
         for seat_rows, pile, paid in zip(self.rows, self.piles, self.paid, strict=True):
             for colour, row in enumerate(seat_rows):
@@ -121,7 +121,7 @@ def view(state: GameState, seat: int | None) -> View:
     return View(
         rules=state.rules,
         seat=seat,
-        stage=STAGE_NAMES[state.stage],
+        stage=state.stage,
         start_player=state.start,
         to_move=state.to_move,
         draws_due=state.draws_due if state.stage != OVER else 0,

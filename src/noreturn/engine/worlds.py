@@ -17,7 +17,7 @@ from __future__ import annotations
 from random import Random
 
 from noreturn.engine.errors import RulesError
-from noreturn.engine.state import MULLIGAN, STAGE_NAMES, GameState
+from noreturn.engine.state import MULLIGAN, GameState
 from noreturn.engine.tiles import tiles_value
 from noreturn.engine.view import View
 
@@ -68,7 +68,7 @@ def sample_world(view: View, rng: Random) -> GameState:
 
 def _copy_public(state: GameState, view: View) -> None:
     """Copy what everyone sees: rows, piles, payments, phases, whose turn and the clock."""
-    state.stage = STAGE_NAMES.index(view.stage)
+    state.stage = view.stage
     state.to_move = view.to_move
     state.draws_due = view.draws_due
     state.ending = view.ending

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from noreturn.engine import GameState, Rules, Score, tiles_text, value_of, view
-from noreturn.engine.state import PLAY
+from noreturn.engine import DEAL, PLAY, GameState, Rules, Score, tiles_text, value_of, view
 from noreturn.narrate import narrate_action, narrate_draw, plural, render_table
 from noreturn.records.reader import check_header
 from noreturn.records.validate import DRAW_EVENTS, Move, Step, Verdict, replay_states
@@ -67,7 +66,7 @@ class _Teller:
         self.seat = seat
         self.emit = emit
         self.names = player_names(record)
-        self.stage_before = 0
+        self.stage_before = DEAL
         self.turns_before = 0
         self.turn_open = False
         self.rows_before: list[list[list[int]]] = [[[] for _ in range(rules.colors)]

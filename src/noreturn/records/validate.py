@@ -37,6 +37,8 @@ from typing import Any
 
 from noreturn.engine import (
     COLOUR_LETTERS,
+    DEAL,
+    MULLIGAN,
     Action,
     Declare,
     Draw,
@@ -53,7 +55,6 @@ from noreturn.engine import (
     tile_code,
     tiles_text,
 )
-from noreturn.engine.state import DEAL, MULLIGAN
 from noreturn.records.reader import check_header
 from noreturn.records.writer import Record
 

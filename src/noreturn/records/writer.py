@@ -14,6 +14,8 @@ from typing import Any
 
 from noreturn import __version__
 from noreturn.engine import (
+    COLOUR_LETTERS,
+    DEAL,
     Action,
     Declare,
     Draw,
@@ -25,8 +27,6 @@ from noreturn.engine import (
     Score,
     tile_code,
 )
-from noreturn.engine.state import DEAL
-from noreturn.engine.tiles import COLOUR_LETTERS
 
 FORMAT = "no-return-record"
 VERSION = 1

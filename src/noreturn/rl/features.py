@@ -26,6 +26,7 @@ import numpy.typing as npt
 from noreturn.engine import (
     GameState,
     Rules,
+    Stage,
     View,
     colour_of,
     encode_actions,
@@ -35,11 +36,10 @@ from noreturn.engine import (
     value_of,
 )
 
-STAGES = ("deal", "mulligan", "play", "over")
 SEAT_SCALARS = 9
 """Per seat: phase 2, to move, hand count, exchanged count, mulligan done, mulligan count,
 score, row sum, pile sum."""
-GLOBAL_SCALARS = len(STAGES) + 4
+GLOBAL_SCALARS = len(Stage) + 4
 """The stage (one-hot), bag count, last round flag, draws due, turns."""
 
 Observation = npt.NDArray[np.float32]
@@ -178,8 +178,8 @@ def observation_tensor(seen: View) -> Observation:
             pile_sum / points,
         )
     glob = lay.globals_start
-    out[glob + STAGES.index(seen.stage)] = 1.0
-    out[glob + len(STAGES):] = (
+    out[glob + seen.stage] = 1.0  # a Stage is its own index: DEAL 0 ... OVER 3
+    out[glob + len(Stage):] = (
         seen.bag_count / tiles, seen.ending, seen.draws_due / rules.hand_size,
         min(seen.turns / turns, 1.0),
     )

@@ -40,12 +40,14 @@ from noreturn.engine import (
     GameState,
     IllegalActionError,
     NoReturnError,
+    Refusal,
     Rules,
     RulesError,
     decode_action,
     encode_action,
     legal_actions,
     new_game,
+    refusal,
     resolve_chance,
     view,
     why_illegal,
@@ -126,8 +128,9 @@ def observe_seat(state: GameState, seat: int) -> Observation:
     return {"observation": tensor, "action_mask": seat_mask(state, seat)}
 
 
-def resolve_action(state: GameState, action: object) -> tuple[Action | None, str | None]:
-    """The engine action for the id ``action`` of the player to move, or why it is illegal.
+def resolve_action(state: GameState, action: object) -> Action | Refusal:
+    """The engine action for the id ``action`` of the player to move, or why it is illegal:
+    a ``Refusal`` (the rule code, ``bad_id`` for an id that names no action, and a reason).
 
     An id is legal exactly when the action mask holds 1 there: the id must be in range,
     name hand positions that exist, be allowed by the rules, and be the canonical id of its
@@ -135,29 +138,31 @@ def resolve_action(state: GameState, action: object) -> tuple[Action | None, str
     that the mask and this check always agree). Nothing is changed.
     """
     count = features.player_action_count(state.rules)
-    not_an_id = f"an action is an integer id 0..{count - 1}, not {action!r}"
+    not_an_id = Refusal("bad_id", f"an action is an integer id 0..{count - 1}, not {action!r}")
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, SupportsIndex):
-        return None, not_an_id
+        return not_an_id
     try:
         action_id = operator.index(action)
     except TypeError:  # e.g. a numpy array of more than one element
-        return None, not_an_id
+        return not_an_id
     if not 0 <= action_id < count:
-        return None, f"action id {action_id} is out of range: ids run from 0 to {count - 1}"
+        return Refusal("bad_id", f"action id {action_id} is out of range: ids run from "
+                             f"0 to {count - 1}")
     if state.is_over():
-        return None, "the game is over"
+        return Refusal("game_over", "the game is over")
     try:
         decoded = decode_action(state, action_id)
     except NoReturnError as exc:
-        return None, str(exc)
-    reason = why_illegal(state, decoded)
-    if reason is not None:
-        return None, f"action id {action_id} ({decoded}): {reason}"
+        return Refusal("bad_id", str(exc))
+    refused = refusal(state, decoded)
+    if refused is not None:
+        return Refusal(refused.code, f"action id {action_id} ({decoded}): {refused.reason}")
     canonical = encode_action(state, decoded)
     if canonical != action_id:
-        return None, (f"action id {action_id} names {decoded} through other positions of "
-                      f"equal tiles; its id is {canonical} (the one the action mask marks)")
-    return decoded, None
+        return Refusal("bad_id", (
+            f"action id {action_id} names {decoded} through other positions of equal tiles; "
+            f"its id is {canonical} (the one the action mask marks)"))
+    return decoded
 
 
 def table_text(state: GameState, names: Sequence[str]) -> str:
@@ -281,18 +286,17 @@ class NoReturnEnv(gymnasium.Env[Observation, np.int64]):
         state = self._require_state()
         if self._done:
             raise NoReturnError("the episode is over: call reset() to start a new game")
-        decoded, reason = resolve_action(state, action)
-        if decoded is None:
-            reason = reason or "illegal action"
+        decoded = resolve_action(state, action)
+        if isinstance(decoded, Refusal):
             if self.illegal_action == "raise":
-                raise IllegalActionError(f"seat {self.seat}: {reason}")
+                raise IllegalActionError(f"seat {self.seat}: {decoded.reason}", decoded.code)
             self._illegal_streak += 1
             truncated = self._illegal_streak >= self.illegal_limit
             if truncated:
                 self._done = True
                 self._finish_bots()
             obs, info = self._observation_and_info()
-            info["illegal_action"] = reason
+            info["illegal_action"] = decoded.reason
             return obs, self.illegal_reward, False, truncated, info
         self._illegal_streak = 0
         state.apply(decoded)

@@ -60,6 +60,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from noreturn.engine import (
     COLOUR_LETTERS,
+    DEAL,
     Action,
     Draw,
     Exchange,
@@ -79,7 +80,6 @@ from noreturn.engine import (
     tiles_text,
     view,
 )
-from noreturn.engine.state import DEAL
 from noreturn.narrate import narrate_action, narrate_draw, plural, render_table
 from noreturn.rl import features
 
@@ -452,12 +452,9 @@ class NoReturnState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
             if 0 <= action < features.chance_outcome_count(rules):
                 return str(Draw(tile_of_kind(rules, action)))
             return f"chance outcome {action} (not a tile kind)"
-        holder = game
-        if 0 <= player < game.n and player != game.to_move:
-            holder = game.clone()
-            holder.to_move = player
+        seat = player if 0 <= player < game.n else None
         try:
-            return str(decode_action(holder, action))
+            return str(decode_action(game, action, seat))
         except NoReturnError:
             return f"action {action} (not an action of p{player}'s hand)"
 
@@ -494,9 +491,8 @@ class NoReturnState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
 
 def full_text(game: GameState) -> str:
     """Everything about ``game`` as text, hidden tiles included, in a stable order."""
-    stage = ("deal", "mulligan", "play", "over")[game.stage]
     lines = [
-        f"stage {stage}, to move {seat_name(game.to_move)}, draws due {game.draws_due}, "
+        f"stage {game.stage}, to move {seat_name(game.to_move)}, draws due {game.draws_due}, "
         f"turns {game.turns}, last round {game.ending}",
         f"bag ({len(game.bag)}): {tiles_text(sorted(game.bag))}",
     ]

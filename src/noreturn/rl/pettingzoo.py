@@ -40,6 +40,7 @@ from noreturn.engine import (
     GameState,
     IllegalActionError,
     NoReturnError,
+    Refusal,
     Rules,
     new_game,
     resolve_chance,
@@ -148,15 +149,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the ba
             self._was_dead_step(action)
             return
         state = self._require_state()
-        decoded, reason = resolve_action(state, action)
-        if decoded is None and self.illegal_action == "raise":
-            raise IllegalActionError(f"{agent}: {reason}")  # nothing changed yet
+        decoded = resolve_action(state, action)
+        if isinstance(decoded, Refusal) and self.illegal_action == "raise":
+            raise IllegalActionError(f"{agent}: {decoded.reason}", decoded.code)  # no change
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.infos = self._fresh_infos()
-        if decoded is None:  # penalize: same agent again, state unchanged
+        if isinstance(decoded, Refusal):  # penalize: same agent again, state unchanged
             self.rewards[agent] = self.illegal_reward
-            self.infos[agent]["illegal_action"] = reason
+            self.infos[agent]["illegal_action"] = decoded.reason
         else:
             state.apply(decoded)
             resolve_chance(state, self._chance_rng)

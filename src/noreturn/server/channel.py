@@ -78,9 +78,13 @@ class Connection:
         async with self._send_lock:
             await self.ws.send_text(encode(message))
 
-    async def error(self, code: str, message: str) -> None:
-        """An error to this client only."""
-        await self.send({"type": "error", "code": code, "message": message})
+    async def error(self, code: str, message: str, rule: str | None = None) -> None:
+        """An error to this client only; ``rule``: an illegal action's rule code (the key
+        is left out otherwise, so every other error reads as it always did)."""
+        error: dict[str, Any] = {"type": "error", "code": code, "message": message}
+        if rule is not None:
+            error["rule"] = rule
+        await self.send(error)
 
     async def push_state(self, service: TableService, moved_to: int | None = None) -> bool:
         """Send this seat's current state unless it is what was sent last.
@@ -278,7 +282,7 @@ class PlayChannel:
             try:
                 await self.answer(conn, parse_message(frame_text(message)))
             except ServiceError as exc:
-                await conn.error(exc.code, exc.message)
+                await conn.error(exc.code, exc.message, exc.rule)
                 if isinstance(exc, ForbiddenError):
                     await conn.ws.close(CLOSE_BAD_TOKEN, "bad token")
                     return

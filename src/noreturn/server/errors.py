@@ -19,14 +19,19 @@ and never reaches the database (PostgreSQL refuses a NUL character in a query: a
 
 class ServiceError(Exception):
     """A request the service refuses; nothing changed. ``status`` is the HTTP status,
-    ``code`` the WebSocket error code (docs/server-protocol.md)."""
+    ``code`` the WebSocket error code (docs/server-protocol.md); ``rule``, for an
+    ``illegal`` action, the engine's code of the rule it breaks (``RULE_CODES``), so that a
+    client can react to the rule without reading the sentence."""
 
     status = 400
     code = "malformed"
+    rule: str | None = None
 
-    def __init__(self, message: str, code: str | None = None) -> None:
+    def __init__(self, message: str, code: str | None = None, rule: str | None = None
+                 ) -> None:
         super().__init__(message)
         self.message = message
+        self.rule = rule
         if code is not None:
             self.code = code
 

@@ -199,9 +199,10 @@ class Play:
                 action = parse_action(text)
             except NoReturnError as exc:
                 raise BadRequestError(f"{exc}", "malformed") from exc
-            problem = game.why_not(action)
-            if problem is not None:
-                raise ConflictError(f"{action} is not allowed: {problem}", "illegal")
+            refused = game.refusal(action)
+            if refused is not None:
+                raise ConflictError(f"{action} is not allowed: {refused.reason}", "illegal",
+                                    rule=refused.code)
             with self.store.changing(table_id):
                 moves = [Move(game.version, seat, "action", str(action))]
                 if game.try_action(action) is not None:  # pragma: no cover - checked above

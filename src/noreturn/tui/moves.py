@@ -18,6 +18,7 @@ from noreturn.engine import (
     Pass,
     Place,
     Score,
+    Stage,
     View,
     colour_of,
     make_tile,
@@ -68,7 +69,7 @@ def hand_order(hand: tuple[int, ...]) -> list[int]:
 def candidates(table: LocalTable, seen: View, picked: tuple[int, ...],
                target: Target | None) -> list[Candidate]:
     """The candidate moves for ``picked`` tiles, as the player of ``seen`` could make them."""
-    if seen.stage == "mulligan":
+    if seen.stage is Stage.MULLIGAN:
         return [_judge(table, "m", Mulligan(picked), _mulligan_label(picked))]
     if seen.seat is None:
         return []

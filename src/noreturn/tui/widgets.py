@@ -13,7 +13,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Static
 
-from noreturn.engine import View, value_of
+from noreturn.engine import Stage, View, value_of
 from noreturn.table import LocalTable
 from noreturn.tui import moves
 from noreturn.tui.moves import Candidate, Target
@@ -167,7 +167,7 @@ def status_text(seen: View, names: list[str], thinking: bool) -> Text:
     elif thinking:
         doing = f"{names[seen.to_move]} is thinking…"
     elif seen.my_turn and seen.seat is not None:
-        what = ("mulligan" if seen.stage == "mulligan"
+        what = ("mulligan" if seen.stage is Stage.MULLIGAN
                 else f"turn (phase {seen.phases[seen.seat]})")
         doing = f"{names[seen.seat]}, your {what}"
     else:
@@ -179,7 +179,8 @@ def status_text(seen: View, names: list[str], thinking: bool) -> Text:
 
 def score_help(table: LocalTable, seen: View, target: Target | None, color: bool) -> list[Text]:
     """Phase 2: the row tail aimed at, the sum to pay, and the payments that suffice."""
-    if seen.stage != "play" or seen.seat is None or seen.phases[seen.seat] != 2 or not target:
+    if (seen.stage is not Stage.PLAY or seen.seat is None or seen.phases[seen.seat] != 2
+            or not target):
         return []
     due = moves.tail_sum(seen, target)
     aim = Text("Score target: ").append_text(tiles_inline(moves.tail(seen, target), color))

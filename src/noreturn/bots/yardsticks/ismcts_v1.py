@@ -41,6 +41,7 @@ from noreturn.engine import (
     GameState,
     Place,
     Score,
+    Stage,
     View,
     colour_of,
     legal_actions,
@@ -141,7 +142,7 @@ class IsmctsV1Bot:
         """The root action visited most often by the search."""
         if len(legal) == 1:
             return legal[0]
-        if view.stage == "mulligan":  # the search knows nothing useful yet
+        if view.stage is Stage.MULLIGAN:  # the search knows nothing useful yet
             return self._fallback.act(view, legal, rng)
         root = Node()
         deadline = time.perf_counter() + self.seconds

@@ -63,23 +63,24 @@ def scoring_turns_needed(rows: list[list[int]], hand: list[int]) -> int:
     return sum(math.ceil(sum(row) / power) for row in rows if row)
 
 
-def should_declare(state: GameState) -> bool:
-    """Whether waiting longer would leave rows unscored when the bag runs out."""
+def should_declare(state: GameState, hand: list[int]) -> bool:
+    """Whether waiting longer would leave rows unscored when the bag runs out (``hand``:
+    the hand to move, sorted; see ``choose``)."""
     seat = state.to_move
-    needed = scoring_turns_needed(state.rows[seat], state.hands[seat])
+    needed = scoring_turns_needed(state.rows[seat], hand)
     margin = DECLARE_MARGIN.get(state.rules.players, -1)
     return needed > 0 and turns_left(state) <= needed + margin
 
 
-def best_place(state: GameState) -> tuple[float, tuple[int, ...]]:
+def best_place(state: GameState, hand: list[int]) -> tuple[float, tuple[int, ...]]:
     """The most valuable chain of tiles to place, with its value (<= 0: none worth it)."""
     seat = state.to_move
     rows = state.rows[seat]
     lateness = 1.0 - min(turns_left(state) / 12.0, 1.0)
     best: tuple[float, tuple[int, ...]] = (0.0, ())
-    for colour in {colour_of(t) for t in state.hands[seat]}:
+    for colour in {colour_of(t) for t in hand}:
         row = rows[colour]
-        tiles = sorted((t for t in state.hands[seat] if colour_of(t) == colour), reverse=True)
+        tiles = sorted((t for t in hand if colour_of(t) == colour), reverse=True)
         value, chain = _chain(tiles, row[-1] if row else None)
         value -= lateness * tiles_value(chain) / 2
         if chain and value > best[0]:
@@ -109,10 +110,10 @@ def _chain(tiles: list[int], top: int | None) -> tuple[float, list[int]]:
     return value, chain
 
 
-def best_score(state: GameState) -> tuple[int, int, tuple[int, ...]] | None:
+def best_score(state: GameState, hand: list[int]) -> tuple[int, int, tuple[int, ...]] | None:
     """(row, count, payment) scoring the most points, paid with the least overpay."""
     seat = state.to_move
-    sums = colour_sums(state.hands[seat])
+    sums = colour_sums(hand)
     power = max(sums.values(), default=0)
     best: tuple[int, int, int] | None = None  # (due, row, count)
     for colour, row in enumerate(state.rows[seat]):
@@ -124,7 +125,7 @@ def best_score(state: GameState) -> tuple[int, int, tuple[int, ...]] | None:
     if best is None:
         return None
     due, colour, count = best
-    return colour, count, cheapest_payment(state.hands[seat], sums, due)
+    return colour, count, cheapest_payment(hand, sums, due)
 
 
 def cheapest_payment(hand: list[int], sums: dict[int, int], due: int) -> tuple[int, ...]:
@@ -153,10 +154,9 @@ def keep_value(rows: list[list[int]], tile: int) -> float:
     return v / 4 - 1.0
 
 
-def exchange_tiles(state: GameState) -> tuple[int, ...]:
+def exchange_tiles(state: GameState, hand: list[int]) -> tuple[int, ...]:
     """Tiles to throw back: phase 1 the ones that fit nowhere, phase 2 the weak colours."""
     seat = state.to_move
-    hand = state.hands[seat]
     limit = state.rules.exchange_limit
     if state.phases[seat] == 2:
         sums = colour_sums(hand)
@@ -172,25 +172,26 @@ def choose(state: GameState, rng: Random | None = None) -> Decision:
     """The strategy's decision for the player to move, as ``rollout.choose`` returns it.
 
     Deterministic: ``rng`` is accepted so that it fits ``playout``'s policy slot. The hand
-    is sorted first (its order carries no meaning), so that ties between equally good
-    choices fall the same way however the hand was dealt.
+    is read sorted (its order carries no meaning), so that ties between equally good
+    choices fall the same way however the hand was dealt; every helper reads that sorted
+    copy, and the state is never changed (it used to be sorted in place: the same
+    decisions, tests/bots/test_yardsticks.py).
     """
     seat = state.to_move
-    hand = state.hands[seat]
-    hand.sort()
+    hand = sorted(state.hands[seat])
     if state.stage == MULLIGAN:
         low = tuple(t for t in hand if value_of(t) <= MULLIGAN_MAX)
         return (MULLIGAN_CHOICE, 0, 0, low[: len(state.bag)])
     if state.phases[seat] == 1:
-        if should_declare(state):
+        if should_declare(state, hand):
             return (DECLARE, 0, 0, ())
-        value, chain = best_place(state)
+        value, chain = best_place(state, hand)
         if value > 0:
             return (PLACE, 0, 0, chain)
     else:
-        scoring = best_score(state)
+        scoring = best_score(state, hand)
         if scoring is not None:
             return (SCORE, scoring[0], scoring[1], scoring[2])
     if not hand:
         return (PASS, 0, 0, ())
-    return (EXCHANGE, 0, 0, exchange_tiles(state))
+    return (EXCHANGE, 0, 0, exchange_tiles(state, hand))

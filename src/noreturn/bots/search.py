@@ -54,15 +54,21 @@ MARGIN_SCALE = 60.0
 """Points of margin that count as much as half a win (clipped beyond)."""
 
 
-def reward(state: GameState, seat: int, win_weight: float) -> float:
-    """A finished game's value for ``seat``, from 0 to 1."""
+def outcome(state: GameState, seat: int) -> tuple[int, float]:
+    """A finished game's margin for ``seat`` (its score minus the best other seat's) and
+    its share of first place (1, shared 1/k, or 0)."""
     scores = state.scores()
     mine = scores[seat]
     best_other = max(s for i, s in enumerate(scores) if i != seat)
     top = max(scores)
-    win = 1.0 / scores.count(top) if mine == top else 0.0
-    margin = max(-0.5, min(0.5, (mine - best_other) / MARGIN_SCALE))
-    return win_weight * win + (1.0 - win_weight) * (0.5 + margin)
+    return mine - best_other, (1.0 / scores.count(top) if mine == top else 0.0)
+
+
+def reward(state: GameState, seat: int, win_weight: float) -> float:
+    """A finished game's value for ``seat``, from 0 to 1."""
+    margin, win = outcome(state, seat)
+    scaled = max(-0.5, min(0.5, margin / MARGIN_SCALE))
+    return win_weight * win + (1.0 - win_weight) * (0.5 + scaled)
 
 
 def candidates(state: GameState, legal: Sequence[Action]) -> list[Action]:

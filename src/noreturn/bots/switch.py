@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from random import Random
 
 from noreturn.bots import plan
-from noreturn.engine import Declare, GameState, Stage, View, playout, sample_world, to_action
+from noreturn.bots.search import outcome
+from noreturn.engine import Declare, Stage, View, playout, sample_world, to_action
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,22 +102,13 @@ def switch_advice(view: View, *, seconds: float = 0.5, worlds: int | None = None
         waited.apply(to_action(plan.decide(waited, params, may_declare=False)))
         for line, state in (("declare", declared), ("wait", waited)):
             playout(state, Random(seed), plan.choose)
-            margin, win = _result(state, seat)
+            margin, win = outcome(state, seat)
             sums[line][0] += margin
             sums[line][1] += win
         count += 1
     declare, wait = (Outlook(sums[k][0] / count, sums[k][1] / count)
                      for k in ("declare", "wait"))
     return SwitchAdvice(declare, wait, count)
-
-
-def _result(state: GameState, seat: int) -> tuple[int, float]:
-    """A finished game's margin for ``seat`` and its share of first place."""
-    scores = state.scores()
-    best_other = max(s for i, s in enumerate(scores) if i != seat)
-    top = max(scores)
-    win = 1.0 / scores.count(top) if scores[seat] == top else 0.0
-    return scores[seat] - best_other, win
 
 
 __all__ = ["Outlook", "SwitchAdvice", "can_advise", "switch_advice"]

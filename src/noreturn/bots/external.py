@@ -21,15 +21,10 @@ show to other players).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import queue
 import shlex
-import signal
-import subprocess
-import threading
 import time
 import weakref
 from collections import deque
@@ -38,9 +33,10 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from random import Random
 from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
 from noreturn.bots.base import DISPLAY_NAME, BotError, register
+from noreturn.bots.process import MAX_LINE, Channel
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import Action, NoReturnError, Rules, Stage, View, parse_action
 
@@ -52,8 +48,6 @@ DEFAULT_START = 10.0
 """Seconds a program has to answer ``hello`` with ``ready`` (option ``start=``)."""
 CLOSE_GRACE = 1.0
 """Seconds a program has to exit by itself once its input is closed; then it is killed."""
-MAX_LINE = 1 << 20
-"""Longest line (bytes) the host reads from a program; a longer one is garbage."""
 USAGE = "external:[time=SECONDS] [start=SECONDS] [log=FILE] COMMAND"
 
 log = logging.getLogger(__name__)
@@ -124,124 +118,6 @@ def _seconds(options: dict[str, str], key: str, default: float) -> float:
     return value
 
 
-class _Channel:
-    """One running program: its process, a reader thread and a writer thread."""
-
-    def __init__(self, command: Sequence[str], log_path: str | None) -> None:
-        """Start ``command``; its stderr is appended to ``log_path`` or discarded.
-
-        Raises:
-            BotError: the program cannot be started.
-        """
-        try:  # the file is closed below, once the child holds its own copy
-            err: IO[bytes] | int = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
-        except OSError as exc:
-            raise BotError(f"cannot open the bot's log file: {exc}") from exc
-        try:
-            self.proc = subprocess.Popen(
-                list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
-                start_new_session=os.name == "posix",
-            )
-        except OSError as exc:
-            raise BotError(f"could not start {shlex.join(command)!r}: {exc}") from exc
-        finally:
-            if not isinstance(err, int):
-                err.close()
-        assert self.proc.stdin is not None and self.proc.stdout is not None  # PIPE above
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
-        self.outbox: queue.Queue[bytes | None] = queue.Queue()
-        self.closed = False
-        self.reader = threading.Thread(target=_read, args=(self.proc.stdout, self.lines),
-                                       daemon=True, name=f"bot-{self.proc.pid}-out")
-        self.writer = threading.Thread(target=_write, args=(self.proc.stdin, self.outbox),
-                                       daemon=True, name=f"bot-{self.proc.pid}-in")
-        self.reader.start()
-        self.writer.start()
-
-    def send(self, message: dict[str, Any]) -> None:
-        """Queue one message as a JSON line (ASCII, so any reader's encoding copes)."""
-        self.outbox.put(json.dumps(message, separators=(",", ":")).encode() + b"\n")
-
-    def exit_status(self, wait: float) -> int | None:
-        """The exit code once the process ends within ``wait`` s (negative: killed by a signal).
-
-        The process is not reaped, so its id cannot be reused before ``close`` kills its group.
-        """
-        deadline = time.monotonic() + wait
-        while True:
-            status = _peek_exit(self.proc)
-            if status is not None or time.monotonic() >= deadline:
-                return status
-            time.sleep(0.01)
-
-    def close(self, grace: float) -> None:
-        """Close the input, give the program ``grace`` s to exit, then kill it; idempotent."""
-        if self.closed:
-            return
-        self.closed = True
-        self.outbox.put(None)
-        self.exit_status(grace)
-        _kill(self.proc)
-        self.proc.wait()
-        # The threads close their own streams: closing one here would wait for the lock a
-        # blocked thread holds, for as long as an escaped helper keeps the pipe open.
-        self.reader.join(timeout=0.5)
-        self.writer.join(timeout=0.5)
-
-
-def _read(stream: IO[bytes], lines: queue.Queue[bytes | None]) -> None:
-    """Thread: put each line of the program's output in ``lines``; ``None`` at the end."""
-    try:
-        while line := stream.readline(MAX_LINE + 1):
-            lines.put(line)
-            if len(line) > MAX_LINE:
-                break
-    except (OSError, ValueError):
-        pass  # the stream broke: the end, like EOF
-    finally:
-        lines.put(None)
-        with contextlib.suppress(OSError):
-            stream.close()
-
-
-def _write(stream: IO[bytes], outbox: queue.Queue[bytes | None]) -> None:
-    """Thread: write queued lines to the program's input; ``None`` closes it."""
-    try:
-        while (data := outbox.get()) is not None:
-            stream.write(data)
-            stream.flush()
-    except (OSError, ValueError):
-        pass  # the program is gone; the reader sees the end and reports it
-    finally:
-        with contextlib.suppress(OSError):
-            stream.close()
-
-
-def _peek_exit(proc: subprocess.Popen[bytes]) -> int | None:
-    """The exit code if ``proc`` has ended, without reaping it on POSIX; else None."""
-    if proc.returncode is not None:
-        return proc.returncode
-    if not hasattr(os, "waitid"):
-        return proc.poll()
-    try:
-        info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
-        return proc.poll()
-    if info is None:
-        return None
-    return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the program and, on POSIX, every process left in its group."""
-    if os.name == "posix":
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    if proc.returncode is None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-
-
 class ExternalBot:
     """A bot played by another program over the protocol of docs/bot-protocol.md.
 
@@ -273,7 +149,7 @@ class ExternalBot:
         self.pids: list[int] = []
         self.startup_seconds = 0.0
         self.names: list[str] | None = None
-        self._channel: _Channel | None = None
+        self._channel: Channel | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._game: tuple[int | None, Rules, int] | None = None  # seat, rules, turns seen
         self._id = 0
@@ -359,7 +235,7 @@ class ExternalBot:
 
     def _start_and_greet(self, view: View, rng: Random) -> None:
         """Start the program, send ``hello`` and read its ``ready``."""
-        self._channel = channel = _Channel(self.spec.command, self.spec.log_path)
+        self._channel = channel = Channel(self.spec.command, self.spec.log_path)
         self._finalizer = weakref.finalize(self, channel.close, 0.0)
         self.pids.append(channel.proc.pid)
         self._id = 0

@@ -39,8 +39,8 @@ def plural(count: int, word: str) -> str:
 
 
 def _hidden(seen: EventView) -> str:
-    """The tiles the event hid, as this reader saw them: named (descending) for the actor,
-    a count for everyone else."""
+    """The tiles the event hid, as this reader saw them: named (descending) when the gate
+    gave it the private part (the actor), else how many."""
     if seen.private is None:
         return plural(seen.public.count, "tile")
     return tiles_text(sorted(seen.private.tiles, reverse=True))

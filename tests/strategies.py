@@ -1,4 +1,5 @@
-"""Shared helpers for the engine's property, brute-force, leak, encoding and perft tests.
+"""Shared helpers for the engine's property, brute-force, leak, event-gate, encoding and perft
+tests.
 
 Random rules variants (a hypothesis strategy), random games driven by one seeded ``Random``
 so that a failing example replays exactly, random well-formed actions (legal or not), and
@@ -11,15 +12,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from random import Random
 
 from hypothesis import strategies as st
 
 from noreturn.engine import (
+    DEAL,
     MULLIGAN,
     Action,
     Declare,
     Draw,
+    Event,
     Exchange,
     GameState,
     Mulligan,
@@ -27,6 +31,8 @@ from noreturn.engine import (
     Place,
     Rules,
     Score,
+    draw_event,
+    event_of,
     legal_actions,
     make_tile,
     new_game,
@@ -186,6 +192,55 @@ def game_positions(rules: Rules, seed: int, policy: str = "mixed") -> list[GameS
         state.apply(choose(state, rng, policy))
         positions.append(state.clone())
     return positions
+
+
+@dataclass(frozen=True)
+class Played:
+    """One event of a random game, as the logs tell it, with the states around it.
+
+    ``action`` is the player's action, or None for a run of draws (a deal, a mulligan
+    redraw, a refill), which is one event as in the logs and records.
+    """
+
+    before: GameState
+    action: Action | None
+    event: Event
+    after: GameState
+
+
+def played_events(rules: Rules, seed: int, policy: str = "rollout") -> list[Played]:
+    """Every event of one random game played by ``choose`` under ``policy`` (by default
+    the engine's own random play: ``rollout_action`` and ``sample_draw``), each with
+    copies of the state before and after it; a seat's consecutive draws make one event."""
+    rng = Random(seed)
+    state = new_game(rules, rng)
+    played: list[Played] = []
+    run: tuple[GameState, list[int]] | None = None  # a run of draws: state before, tiles
+
+    def end_run() -> None:
+        nonlocal run
+        if run is not None:
+            before, tiles = run
+            event = draw_event(before.to_move, tiles, dealt=before.stage == DEAL)
+            played.append(Played(before, None, event, state.clone()))
+            run = None
+
+    while not state.is_over():
+        action = choose(state, rng, policy)
+        if isinstance(action, Draw):
+            if run is not None and run[0].to_move != state.to_move:
+                end_run()
+            if run is None:
+                run = (state.clone(), [])
+            run[1].append(action.tile)
+            state.apply(action)
+            continue
+        end_run()
+        before = state.clone()
+        state.apply(action)
+        played.append(Played(before, action, event_of(before, action), state.clone()))
+    end_run()
+    return played
 
 
 def sample_positions(

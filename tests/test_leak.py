@@ -1,26 +1,47 @@
-"""``view(state, seat)`` leaks nothing hidden (docs/rules.md, "What each player may see").
+"""The engine's two gates leak nothing hidden (docs/rules.md, "What each player may see"):
+``view(state, seat)`` for states and ``observe(event, seat)`` for events.
 
 The test is by indistinguishability: re-deal everything a seat cannot see (the bag, the
 other hands, what the others exchanged or set aside) in another way that agrees with what
 it can see, and its view must not change. A control re-deal that changes the seat's own
-hand must change its view, so the test is shown able to fail.
+hand must change its view, so the test is shown able to fail. Events are tested the same
+way, for every kind: the event of the same shape in the re-dealt world (other tiles drawn,
+set aside or exchanged, the same public tiles) must look the same to every seat but the
+actor; a leaky gate planted as a control fails. tests/test_observe.py checks the event gate
+against the states around each event.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from random import Random
 
 import pytest
 
 from noreturn.bots.viewjson import view_to_json
-from noreturn.engine import MULLIGAN, GameState, Rules, View, view
+from noreturn.engine import (
+    MULLIGAN,
+    Event,
+    EventKind,
+    EventView,
+    Exchange,
+    GameState,
+    Mulligan,
+    Rules,
+    View,
+    draw_event,
+    event_of,
+    observe,
+    view,
+)
 from strategies import (
     POLICIES,
+    Played,
     game_positions,
     hidden_from,
+    played_events,
     random_rules,
     sample_positions,
     tile_places,
@@ -242,3 +263,93 @@ def test_the_json_view_does_not_change_when_hidden_tiles_move(block: int) -> Non
             seen = view_to_json(view(state, seat))
             assert {"turns_left", "declared_this_turn"} <= set(seen)
             assert view_to_json(view(redeal(state, seat, rng), seat)) == seen
+
+
+# ------------------------------------------------------------------------- events
+Gate = Callable[[Event, "int | None"], EventView]
+
+
+def leaky_gate(event: Event, observer: int | None) -> EventView:
+    """The control: a gate that shows every observer the event in full."""
+    return dataclasses.replace(event.in_full(), observer=observer)
+
+
+def events(count_games: int, seed: int) -> Iterator[Played]:
+    """Every event of random games over random variants and the default, by every policy
+    (a seat's run of draws is one event, as the logs and records tell it)."""
+    for game in range(count_games):
+        rules = Rules(players=2 + game % 3) if game % 4 == 0 else random_rules(
+            Random(seed + game))
+        yield from played_events(rules, seed + game, POLICIES[game % len(POLICIES)])
+
+
+def redealt_event(played: Played, twin: GameState, rng: Random) -> Event:
+    """The event of ``played``'s shape in the re-dealt world ``twin``: its hidden tiles
+    drawn from the twin's bag or hand, its public tiles the same."""
+    event, actor, action = played.event, played.event.actor, played.action
+    count = event.public.count
+    if action is None:
+        return draw_event(actor, rng.sample(twin.bag, count), event.kind is EventKind.DEAL)
+    if isinstance(action, Mulligan | Exchange):
+        return event_of(twin, type(action)(tuple(rng.sample(twin.hands[actor], count))))
+    return event_of(twin, action)
+
+
+def event_changes(gate: Gate, count_games: int, seed: int) -> tuple[int, set[EventKind]]:
+    """How often an observer other than the actor tells an event from its re-dealt twin
+    through ``gate``, and the kinds of event tried."""
+    rng = Random(seed)
+    changed, kinds = 0, set[EventKind]()
+    for played in events(count_games, seed):
+        kinds.add(played.event.kind)
+        for observer in seats(played.before):
+            if observer == played.event.actor:
+                continue
+            twin = redealt_event(played, redeal(played.before, observer, rng), rng)
+            changed += gate(twin, observer) != gate(played.event, observer)
+    return changed, kinds
+
+
+@pytest.mark.parametrize("block", range(2))
+def test_event_views_do_not_change_when_hidden_tiles_move(block: int) -> None:
+    changed, kinds = event_changes(observe, 10, 60_000 + 1000 * block)
+    assert not changed, "a seat tells apart events that differ only in hidden tiles"
+    assert kinds >= set(EventKind) - {EventKind.START, EventKind.PASS}
+
+
+def test_a_leaky_event_gate_is_caught() -> None:
+    changed, _ = event_changes(leaky_gate, 4, 61_000)
+    assert changed > 50
+
+
+def event_secrets(gate: Gate, count_games: int, seed: int) -> int:
+    """How many secret tile collections of the state after an event (the bag, another
+    hand, another seat's exchanged or set-aside tiles) an observer finds, whole, in what
+    ``gate`` gives it of the event, besides collections it may see anyway (a secret can
+    equal one of them by chance: copies of a tile are interchangeable)."""
+    found = 0
+    for played in events(count_games, seed):
+        state = played.after
+        for seat in seats(state):
+            inside = containers(gate(played.event, seat))
+            shapes = {tuple(sorted(x)) for x in inside
+                      if isinstance(x, list | tuple) and all(type(t) is int for t in x)}
+            shapes -= public_collections(state, seat)
+            if seat == played.event.actor:  # its own hidden tiles are its to see
+                shapes.discard(tuple(sorted(played.event.hidden or ())))
+            secrets = [state.bag, state.aside]
+            for other in range(state.rules.players):
+                if other != seat:
+                    secrets += [state.hands[other], state.exchanged[other]]
+                    secrets.append(state.mulligan_tiles[other] or [])
+            found += sum(len(s) >= 2 and tuple(sorted(s)) in shapes for s in secrets)
+    return found
+
+
+@pytest.mark.parametrize("block", range(2))
+def test_event_views_hold_no_secret_container(block: int) -> None:
+    assert not event_secrets(observe, 8, 70_000 + 1000 * block)
+
+
+def test_the_event_scan_catches_a_leaky_gate() -> None:
+    assert event_secrets(leaky_gate, 4, 71_000) > 10

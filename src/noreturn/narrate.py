@@ -1,26 +1,36 @@
-"""Games told in words and tables, for people: the turn log and the table as plain text.
+"""Games told in words and tables, for people: the one place for the words of the game.
 
-Everything here starts from an action and a ``View``, never from the full state, so a text
-shown to one seat cannot carry a tile that seat may not see: hidden tiles become counts.
+Every sentence about an event (the turn log of a table, the OpenSpiel history strings, the
+server's replays, a record's account) is written here, from what the engine's gate
+``observe(event, seat)`` let that reader see: an ``EventView`` whose private part is there
+only for the actor. Nothing here decides who may see a tile; a hidden tile that did not
+pass the gate is not at hand to print, and the words say how many instead. The tables are
+written from a ``View``, never from the full state. Keep every shared sentence here, so a
+translation has one module to read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from noreturn.engine import (
     COLOUR_LETTERS,
-    Action,
-    Declare,
-    Exchange,
-    Mulligan,
-    Pass,
-    Place,
-    Score,
+    EventKind,
+    EventView,
     View,
-    make_tile,
-    row_due,
     tiles_text,
     tiles_value,
 )
+
+LAST_ROUND = "the bag is empty: this is the last round"
+"""Said once, when a draw empties the bag during play (docs/rules.md, "End of the game")."""
+
+_SAID: dict[EventKind, str] = {
+    EventKind.START: "starts",
+    EventKind.DECLARE: "declared phase 2 (no return)",
+    EventKind.PASS: "passed",
+}
+"""The kinds that need no tile to be told."""
 
 
 def plural(count: int, word: str) -> str:
@@ -28,37 +38,55 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def narrate_action(name: str, action: Action, visible: bool, row: tuple[int, ...] = ()) -> str:
-    """One player's action in words; ``visible`` says whether the reader may see its tiles.
-
-    ``row`` is the scored row before the SCORE (to name the tiles scored).
-    """
-    if isinstance(action, Place):
-        return f"{name} placed {tiles_text(action.tiles)}"
-    if isinstance(action, Exchange):
-        what = tiles_text(action.tiles) if visible else plural(len(action.tiles), "tile")
-        return f"{name} exchanged {what}"
-    if isinstance(action, Score):
-        scored = [make_tile(action.row, v) for v in row[-action.count:]] if row else []
-        worth = f" ({tiles_text(scored)} = {row_due(row, action.count)})" if scored else ""
-        return (f"{name} scored {plural(action.count, 'tile')} of the "
-                f"{COLOUR_LETTERS[action.row]} row{worth}, paying {tiles_text(action.pay)}")
-    if isinstance(action, Mulligan):
-        if not action.tiles:
-            return f"{name} kept the hand"
-        what = tiles_text(action.tiles) if visible else plural(len(action.tiles), "tile")
-        return f"{name} set aside {what}"
-    if isinstance(action, Declare):
-        return f"{name} declared phase 2 (no return)"
-    if isinstance(action, Pass):
-        return f"{name} passed"
-    return f"{name}: {action}"
+def _hidden(seen: EventView) -> str:
+    """The tiles the event hid, as this reader saw them: named (descending) when the gate
+    gave it the private part (the actor), else how many."""
+    if seen.private is None:
+        return plural(seen.public.count, "tile")
+    return tiles_text(sorted(seen.private.tiles, reverse=True))
 
 
-def narrate_draw(name: str, tiles: list[int], visible: bool, dealt: bool = False) -> str:
-    """A run of draws (a refill, a deal) in words, tiles hidden unless ``visible``."""
-    what = tiles_text(sorted(tiles, reverse=True)) if visible else plural(len(tiles), "tile")
-    return f"{name} {'was dealt' if dealt else 'drew'} {what}"
+def narrate_event(name: str, seen: EventView) -> str:
+    """One event in words as one reader saw it (``Bea exchanged 2 tiles``); ``name`` is
+    the actor's."""
+    public = seen.public
+    kind = public.kind
+    if kind in _SAID:
+        return f"{name} {_SAID[kind]}"
+    if kind is EventKind.DEAL:
+        return f"{name} was dealt {_hidden(seen)}"
+    if kind is EventKind.DRAW:
+        return f"{name} drew {_hidden(seen)}"
+    if kind is EventKind.MULLIGAN:
+        return f"{name} set aside {_hidden(seen)}" if public.count else f"{name} kept the hand"
+    if kind is EventKind.EXCHANGE:
+        return f"{name} exchanged {_hidden(seen)}"
+    if kind is EventKind.PLACE:
+        return f"{name} placed {tiles_text(public.placed)}"
+    colour = "?" if public.colour is None else COLOUR_LETTERS[public.colour]
+    return (f"{name} scored {plural(public.count, 'tile')} of the {colour} row "
+            f"({tiles_text(public.scored)} = {tiles_value(public.scored)}), "
+            f"paying {tiles_text(public.paid)}")
+
+
+def narrate_turn(name: str, action: EventView | None, drawn: EventView | None) -> str:
+    """An action and the draws that followed it as one line, as one reader saw them
+    (``Bea placed O9 O8 and drew 2``); without an action, the draws alone (a deal)."""
+    if action is None:
+        if drawn is None:
+            raise ValueError("a turn tells an action, draws, or both")
+        return narrate_event(name, drawn)
+    text = narrate_event(name, action)
+    if drawn is None:
+        return text
+    got = str(drawn.public.count) if drawn.private is None else _hidden(drawn)
+    return f"{text} and drew {got}"
+
+
+def narrate_game_over(names: Sequence[str], scores: Sequence[int]) -> str:
+    """``game over: Ada 31, Bea 12``."""
+    return "game over: " + ", ".join(
+        f"{name} {score}" for name, score in zip(names, scores, strict=True))
 
 
 def render_row(colour: int, values: tuple[int, ...]) -> str:

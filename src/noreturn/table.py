@@ -43,23 +43,25 @@ from noreturn.engine import (
     Action,
     Declare,
     Draw,
+    Event,
     GameState,
     NoReturnError,
     Refusal,
     Rules,
-    Score,
     ShuffledBag,
     Stage,
     View,
+    draw_event,
+    event_of,
     legal_actions,
+    observe,
     refusal,
     reshuffled,
     texts_of,
-    tiles_text,
     view,
     why_illegal,
 )
-from noreturn.narrate import narrate_action, narrate_draw
+from noreturn.narrate import LAST_ROUND, narrate_game_over, narrate_turn
 from noreturn.outputs import OutputDir
 from noreturn.records import RecordWriter, default_meta, write_record
 from noreturn.seats import BOT_NAMES, DEFAULT_BOT, Seat, default_save_dir, make_seats
@@ -74,10 +76,18 @@ class _Turn:
     """A player's action waiting for its refill, so the log tells both in one line."""
 
     seat: int
-    action: Action | None  # None: draws with no action before them (a deal)
-    row: tuple[int, ...] = ()
+    action: Event | None  # None: draws with no action before them (a deal)
     drawn: list[int] = field(default_factory=list)
     dealt: bool = False
+
+    def line(self, name: str, reader: int | None) -> str:
+        """``Bea placed O9 O8 and drew 2``: the action and its refill as ``reader`` (a
+        seat, None: spectators) observes them through the engine's gate."""
+        action = None if self.action is None else observe(self.action, reader)
+        drawn = None
+        if self.drawn:
+            drawn = observe(draw_event(self.seat, self.drawn, self.dealt), reader)
+        return narrate_turn(name, action, drawn)
 
 
 @dataclass
@@ -506,17 +516,16 @@ class LocalTable:
         """Apply a legal action, then every draw it causes, and tell it in the logs."""
         now = self._now
         seat = now.state.to_move
-        row = tuple(now.state.rows[seat][action.row]) if isinstance(action, Score) else ()
+        event = event_of(now.state, action)
         now.writer.observe(now.state, action)
         now.state.play(action)
         now.version += 1
-        now.turn = _Turn(seat, action, row)
+        now.turn = _Turn(seat, event)
         if isinstance(action, Declare):
             self._flush()
         self._draw_all()
         if now.state.is_over():
-            self._say("game over: " + ", ".join(
-                f"{n} {s}" for n, s in zip(self.names, now.state.scores(), strict=True)))
+            self._say(narrate_game_over(self.names, now.state.scores()))
 
     def _draw_all(self) -> None:
         """Make every draw due now from the deck, noting them for the log."""
@@ -534,7 +543,7 @@ class LocalTable:
             now.turn.drawn.append(draw.tile)
         self._flush()
         if state.ending and not ending:
-            self._say("the bag is empty: this is the last round")
+            self._say(LAST_ROUND)
 
     def _flush(self) -> None:
         """Write the pending turn into every reader's log, each from their point of view."""
@@ -543,23 +552,12 @@ class LocalTable:
         if turn is None:
             return
         for reader, lines in self._now.logs.items():
-            lines.append(_turn_text(self.names[turn.seat], turn, reader == turn.seat))
+            lines.append(turn.line(self.names[turn.seat], reader))
 
     def _say(self, line: str) -> None:
         """A public line in every log."""
         for lines in self._now.logs.values():
             lines.append(line)
-
-
-def _turn_text(name: str, turn: _Turn, visible: bool) -> str:
-    """``Bea placed O9 O8 and drew 2``: an action with its refill, as one reader may see it."""
-    if turn.action is None:
-        return narrate_draw(name, turn.drawn, visible, dealt=turn.dealt)
-    text = narrate_action(name, turn.action, visible, turn.row)
-    if turn.drawn:
-        drawn = sorted(turn.drawn, reverse=True)
-        text += " and drew " + (tiles_text(drawn) if visible else str(len(drawn)))
-    return text
 
 
 __all__ = [

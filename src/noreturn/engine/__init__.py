@@ -21,6 +21,10 @@ view's ``stage`` is a ``Stage`` (``Stage.PLAY``; its text form ``"play"`` is for
 ``DEAL``, ``MULLIGAN``, ``PLAY`` and ``OVER`` are its members under module names, for hot
 loops (a global is some 100 ns cheaper than ``Stage.PLAY`` on Python 3.11).
 
+``view(state, seat)`` is the one gate for hidden information in states, ``observe(event,
+seat)`` its twin for events (``event_of``, ``draw_event``, ``start_event`` make an
+``Event``; an ``EventView`` has a public part for all and a private part for the actor).
+
 This package is the engine's whole API: code outside it imports from here, never from a
 module inside (tests/test_engine_api.py checks). ``play``/``check`` raise an
 ``IllegalActionError`` whose ``code`` names the broken rule (``RULE_CODES``);
@@ -68,6 +72,18 @@ from noreturn.engine.legal import (
     row_limit,
     why_illegal,
 )
+from noreturn.engine.observe import (
+    HIDING_KINDS,
+    Event,
+    EventKind,
+    EventView,
+    PrivatePart,
+    PublicPart,
+    draw_event,
+    event_of,
+    observe,
+    start_event,
+)
 from noreturn.engine.rollout import (
     DECLARE,
     EXCHANGE,
@@ -110,15 +126,16 @@ from noreturn.engine.view import View, view
 from noreturn.engine.worlds import sample_world
 
 __all__ = [
-    "COLOUR_LETTERS", "COLOUR_NAMES", "DEAL", "DECLARE", "EXCHANGE", "MULLIGAN",
-    "MULLIGAN_CHOICE", "OVER", "PASS", "PLACE", "PLAY", "RULE_CODES", "SCORE", "TILE_COLOUR",
-    "TILE_VALUE", "Action", "Decision", "Declare", "Draw", "Exchange", "GameState",
-    "IllegalActionError", "Mulligan", "NoReturnError", "NotationError", "Pass", "Place",
-    "PlayerAction", "Refusal", "Rules", "RulesError", "Score", "ShuffledBag", "Stage", "View",
-    "check", "colour_of", "colour_sums", "covers", "decode_action", "encode_action",
-    "encode_actions", "fits_row", "layout", "legal_actions", "make_tile", "make_tiles",
-    "new_game", "num_actions", "parse_action", "parse_tile", "placeable", "playout", "refusal",
+    "COLOUR_LETTERS", "COLOUR_NAMES", "DEAL", "DECLARE", "EXCHANGE", "HIDING_KINDS",
+    "MULLIGAN", "MULLIGAN_CHOICE", "OVER", "PASS", "PLACE", "PLAY", "RULE_CODES", "SCORE",
+    "TILE_COLOUR", "TILE_VALUE", "Action", "Decision", "Declare", "Draw", "Event", "EventKind",
+    "EventView", "Exchange", "GameState", "IllegalActionError", "Mulligan", "NoReturnError",
+    "NotationError", "Pass", "Place", "PlayerAction", "PrivatePart", "PublicPart", "Refusal",
+    "Rules", "RulesError", "Score", "ShuffledBag", "Stage", "View", "check", "colour_of",
+    "colour_sums", "covers", "decode_action", "draw_event", "encode_action", "encode_actions",
+    "event_of", "fits_row", "layout", "legal_actions", "make_tile", "make_tiles", "new_game",
+    "num_actions", "observe", "parse_action", "parse_tile", "placeable", "playout", "refusal",
     "reshuffled", "resolve_chance", "rollout_action", "row_due", "row_dues", "row_limit",
-    "sample_world", "texts_of", "tile_code", "tiles_text", "tiles_value", "to_action",
-    "value_of", "view", "why_illegal",
+    "sample_world", "start_event", "texts_of", "tile_code", "tiles_text", "tiles_value",
+    "to_action", "value_of", "view", "why_illegal",
 ]

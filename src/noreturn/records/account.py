@@ -4,8 +4,9 @@ Without a seat the account tells the whole record: every deal, draw, set-aside a
 tile, and every hand. With a seat it tells only what that seat could see at the table: the
 other players' deals, draws, mulligans and exchanges show as counts ("Bea drew 2 tiles"),
 its own in full, and the public things (placed, scored and paid tiles, rows, phases, piles)
-for all. The table after each turn is built from ``view(state, seat)``, the engine's one gate
-for hidden information, so a hand that the seat may not see is never at hand to print.
+for all. Each event is told from ``observe(event, seat)`` and the table after each turn from
+``view(state, seat)``, the engine's two gates for hidden information, so a tile that the
+seat may not see is never at hand to print.
 """
 
 from __future__ import annotations
@@ -13,16 +14,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from noreturn.engine import DEAL, PLAY, GameState, Rules, Score, tiles_text, value_of, view
-from noreturn.narrate import narrate_action, narrate_draw, plural, render_table
+from noreturn.engine import (
+    DEAL,
+    HIDING_KINDS,
+    PLAY,
+    EventView,
+    GameState,
+    Rules,
+    observe,
+    tiles_text,
+    value_of,
+    view,
+)
+from noreturn.narrate import narrate_event, plural, render_table
 from noreturn.records.reader import check_header
-from noreturn.records.validate import DRAW_EVENTS, Move, Step, Verdict, replay_states
+from noreturn.records.validate import Step, Verdict, replay_states
 from noreturn.records.writer import Record
 
 Emit = Callable[[str], None]
 
-HIDDEN_EVENTS = ("deal", "draw", "mulligan", "exchange")
-"""Event types whose tiles only their own player (and a full account) may see."""
+HIDDEN_EVENTS = HIDING_KINDS
+"""Event types whose tiles only their own player (and a full account) may see: the
+engine's gate says which (its ``EventKind`` values are the record's event types)."""
 
 INDENT = "  "
 
@@ -69,8 +82,6 @@ class _Teller:
         self.stage_before = DEAL
         self.turns_before = 0
         self.turn_open = False
-        self.rows_before: list[list[list[int]]] = [[[] for _ in range(rules.colors)]
-                                                   for _ in range(self.players)]
         self._header(rules)
 
     # ------------------------------------------------------------------ the story
@@ -92,12 +103,11 @@ class _Teller:
             self.emit("")
             self.emit(f"Turn {self.turns_before + 1}: {self.names[step.move.player]}")
             self.turn_open = True
-        self.emit(INDENT + self._describe(step.move))
+        self.emit(INDENT + narrate_event(self.names[step.move.player], self._seen(step)))
         if state.turns > self.turns_before or (state.stage == PLAY and self.stage_before < PLAY):
             self._table(state)
             self.turn_open = False
         self.stage_before, self.turns_before = state.stage, state.turns
-        self.rows_before = [[row[:] for row in rows] for rows in state.rows]
 
     def finish(self, verdict: Verdict) -> None:
         """Close the account: the final scores, the game in progress, or the problem."""
@@ -113,17 +123,12 @@ class _Teller:
             self.emit("(The record holds no result, though the game is over.)")
 
     # ---------------------------------------------------------------- event lines
-    def _describe(self, move: Move) -> str:
-        """One event in words; hidden tiles only for their own player or a full account."""
-        name = self.names[move.player]
-        visible = self.seat is None or self.seat == move.player
-        if move.kind in DRAW_EVENTS:
-            return narrate_draw(name, list(move.tiles), visible, dealt=move.kind == "deal")
-        action = move.actions[0]
-        row: tuple[int, ...] = ()
-        if isinstance(action, Score):
-            row = tuple(self.rows_before[move.player][action.row])
-        return narrate_action(name, action, visible, row)
+    def _seen(self, step: Step) -> EventView:
+        """The event as the account's reader saw it: through the gate for a seat; in full
+        (as its own player saw it) for the account of everything in the record."""
+        if self.seat is None:
+            return step.happened.in_full()
+        return observe(step.happened, self.seat)
 
     # ---------------------------------------------------------------------- table
     def _table(self, state: GameState) -> None:

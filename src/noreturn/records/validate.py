@@ -42,6 +42,7 @@ from noreturn.engine import (
     Action,
     Declare,
     Draw,
+    Event,
     Exchange,
     GameState,
     IllegalActionError,
@@ -51,6 +52,8 @@ from noreturn.engine import (
     Place,
     Rules,
     Score,
+    draw_event,
+    event_of,
     parse_tile,
     tile_code,
     tiles_text,
@@ -114,12 +117,15 @@ class Step:
 
     ``state`` is the replay's own state object, which the next step may change in place:
     read it (or ``view`` it) before asking for the next step, and ``clone`` it to keep it.
+    ``happened`` is the event for the engine's gate: tell a reader only what
+    ``observe(step.happened, seat)`` gives it.
     """
 
     index: int
     event: dict[str, Any]
     move: Move
     state: GameState
+    happened: Event
 
 
 @dataclass(frozen=True)
@@ -180,10 +186,10 @@ def replay_states(record: Record) -> Generator[Step, None, Verdict]:
     for index, event in enumerate(events):
         try:
             move = event_move(event, rules)
-            state = _play_move(state, move)
+            state, happened = _play_move(state, move)
         except EventError as problem:
             return Verdict(False, index, problem.reason, problem.code, None, state)
-        yield Step(index, event, move, state)
+        yield Step(index, event, move, state, happened)
     return _final_verdict(record, state, len(events))
 
 
@@ -265,17 +271,22 @@ def _tiles(codes: Any, kind: str, key: str, rules: Rules) -> tuple[int, ...]:
 
 
 # ----------------------------------------------------------------- moves -> the engine
-def _play_move(state: GameState, move: Move) -> GameState:
-    """Check that ``move`` may come now and play it; returns the state after it.
+def _play_move(state: GameState, move: Move) -> tuple[GameState, Event]:
+    """Check that ``move`` may come now and play it; returns the state after it and the
+    engine's ``Event`` of it (told from the state before it: a SCORE's row tiles).
 
     A deal or draw of several tiles is played on a copy, so that a refusal part-way through
     leaves ``state`` as it was before the event (``play`` leaves a refused action unapplied).
     """
     _check_turn(state, move)
+    if move.kind in DRAW_EVENTS:
+        happened = draw_event(move.player, move.tiles, dealt=move.kind == "deal")
+    else:
+        happened = event_of(state, move.actions[0])
     target = state.clone() if len(move.actions) > 1 else state
     for action in move.actions:
         _play(target, move, action)
-    return target
+    return target, happened
 
 
 def _play(state: GameState, move: Move, action: Action) -> None:

@@ -52,7 +52,7 @@ from noreturn.engine import (
     view,
     why_illegal,
 )
-from noreturn.narrate import render_table
+from noreturn.narrate import narrate_game_over, render_table
 from noreturn.rl import features
 
 ENV_ID = "noreturn/NoReturn-v0"
@@ -169,9 +169,7 @@ def table_text(state: GameState, names: Sequence[str]) -> str:
     """The public table (the spectators' view, never a hand) and whose turn it is."""
     text = render_table(view(state, None), list(names))
     if state.is_over():
-        scores = ", ".join(f"{name} {score}" for name, score in
-                           zip(names, state.scores(), strict=True))
-        return f"{text}\ngame over: {scores}"
+        return f"{text}\n{narrate_game_over(names, state.scores())}"
     return f"{text}\nto move: {names[state.to_move]}"
 
 

@@ -18,8 +18,10 @@ here as in the PettingZoo and Gymnasium interfaces (docs/rl.md).
   every game is a chance node with one outcome per seat, each ``1 / players``: outcome
   ``s`` makes seat ``s`` start. Every later chance node is a draw.
 * **Hidden information stays hidden.** Observations and information states are built from
-  ``view(state, seat)`` and from an event log whose hidden parts (the tiles a seat drew,
-  exchanged or set aside) are shown to that seat only; every other seat reads a count.
+  the engine's two gates (in ``noreturn.rl.openspiel_observer``): ``view(state, seat)`` for
+  the table and ``observe(event, seat)`` for each event of the log, whose hidden tiles (the
+  tiles a seat drew, exchanged or set aside) reach that seat only; every other seat reads
+  a count.
   ``str(state)`` (OpenSpiel's debug string) and ``state.history()`` (every action id,
   draws included; a player's ids name positions in its hand) are the full game: do not
   give them to an agent.
@@ -43,12 +45,9 @@ here as in the PettingZoo and Gymnasium interfaces (docs/rl.md).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from random import Random
 from typing import Any
-
-import numpy as np
 
 try:
     import pyspiel
@@ -61,29 +60,35 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from noreturn.engine import (
     COLOUR_LETTERS,
     DEAL,
-    Action,
     Draw,
-    Exchange,
     GameState,
-    Mulligan,
     NoReturnError,
     Rules,
     RulesError,
-    Score,
-    View,
     check,
     decode_action,
     encode_action,
+    event_of,
     make_tile,
+    observe,
     sample_world,
+    start_event,
     tile_code,
     tiles_text,
     view,
 )
-from noreturn.narrate import narrate_action, narrate_draw, plural, render_table
+from noreturn.narrate import narrate_event
 from noreturn.rl import features
+from noreturn.rl.openspiel_observer import (
+    SHORT_NAME,
+    Entry,
+    NoReturnObserver,
+    Told,
+    imagined_entry,
+    log_draw,
+    seat_name,
+)
 
-SHORT_NAME = "python_no_return"
 RULE_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
 DEFAULTS: dict[str, int] = {name: getattr(Rules(), name) for name in RULE_FIELDS}
 """Every ``Rules`` field is a game parameter, with the published game as the default."""
@@ -188,77 +193,20 @@ def game_info(rules: Rules) -> Any:
     )
 
 
-def seat_name(seat: int) -> str:
-    """How texts name a seat: ``p0``, ``p1``, ... (OpenSpiel's player ids)."""
-    return f"p{seat}"
-
-
 # ---------------------------------------------------------------------- event log
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One line of the game's story: what the actor did, for others and for itself.
-
-    ``public`` is what every seat may read (``None``: nothing, the line is the actor's
-    alone). ``private`` is the actor's own version with the hidden tiles named; ``None``
-    when there is nothing private to add or when it is not known (the other seats' past in
-    a state imagined by ``resample_from_infostate``). ``drawn`` holds the tiles of a run of
-    draws, to extend the run; it is empty for anything else.
-    """
-
-    actor: int
-    public: str | None
-    private: str | None = None
-    drawn: tuple[int, ...] = ()
-    dealt: bool = False
-
-    def for_seat(self, seat: int | None) -> str | None:
-        """The line as ``seat`` may read it (``None``: a spectator), if it may read one."""
-        if seat == self.actor and self.private is not None:
-            return self.private
-        return self.public
-
-    def forget_private(self) -> Event:
-        """The same event with its hidden part unknown."""
-        return Event(self.actor, self.public)
-
-
-def draw_event(actor: int, drawn: tuple[int, ...], dealt: bool) -> Event:
-    """The event of ``actor`` drawing the tiles ``drawn`` (one run of a deal or refill)."""
-    name = seat_name(actor)
-    return Event(
-        actor,
-        narrate_draw(name, list(drawn), visible=False, dealt=dealt),
-        narrate_draw(name, list(drawn), visible=True, dealt=dealt),
-        drawn,
-        dealt,
-    )
-
-
-def action_event(state: GameState, action: Action) -> Event:
-    """The event of the player to move in ``state`` taking ``action`` (before it is applied)."""
-    actor = state.to_move
-    name = seat_name(actor)
-    row: tuple[int, ...] = ()
-    if isinstance(action, Score):
-        row = tuple(state.rows[actor][action.row])
-    public = narrate_action(name, action, visible=False, row=row)
-    if isinstance(action, (Exchange, Mulligan)) and action.tiles:
-        return Event(actor, public, narrate_action(name, action, visible=True, row=row))
-    return Event(actor, public)
-
-
 class Table:
     """The engine state and the event log of one OpenSpiel state, copied as one.
 
     OpenSpiel clones a Python state by deep-copying its attributes; ``__deepcopy__`` makes
-    that a cheap ``GameState.clone`` plus a shallow copy of the (immutable) events. The
+    that a cheap ``GameState.clone`` plus a shallow copy of the log, whose entries (engine
+    events with their words, ``openspiel_observer.Told``) a state shares with its clones. The
     legal action ids are kept until the next action, because search asks for them several
     times per position and listing them is the costliest step of a move.
     """
 
     __slots__ = ("game", "legal", "log", "opening")
 
-    def __init__(self, game: GameState, log: list[Event], opening: bool = False) -> None:
+    def __init__(self, game: GameState, log: list[Entry], opening: bool = False) -> None:
         """Wrap ``game`` with its story ``log``; ``opening``: the starting player is still
         to be chosen (``game`` is then a placeholder with seat 0 to start)."""
         self.game = game
@@ -271,10 +219,10 @@ class Table:
         copy.legal = self.legal
         return copy
 
-    def __getstate__(self) -> tuple[GameState, list[Event], bool]:
+    def __getstate__(self) -> tuple[GameState, list[Entry], bool]:
         return self.game, self.log, self.opening
 
-    def __setstate__(self, data: tuple[GameState, list[Event], bool]) -> None:
+    def __setstate__(self, data: tuple[GameState, list[Entry], bool]) -> None:
         self.game, self.log, self.opening = data
         self.legal = None
 
@@ -287,32 +235,7 @@ class Table:
     def record_draw(self, tile: int) -> None:
         """Log a draw by the player to move: it extends that player's current run."""
         game = self.game
-        actor = game.to_move
-        last = self.log[-1] if self.log else None
-        if last is not None and last.actor == actor and last.drawn and last.private:
-            self.log[-1] = draw_event(actor, (*last.drawn, tile), last.dealt)
-        else:
-            self.log.append(draw_event(actor, (tile,), game.stage == DEAL))
-
-    def history_text(self, seat: int | None, private_only: bool = False) -> str:
-        """The story as ``seat`` may read it; ``private_only``: just its private lines."""
-        if private_only:
-            lines = [e.private for e in self.log if e.actor == seat and e.private is not None]
-        else:
-            lines = [line for e in self.log if (line := e.for_seat(seat)) is not None]
-        who = "spectator" if seat is None else f"you are {seat_name(seat)}"
-        return "\n".join([who, *lines])
-
-
-def imagined_event(seen: View) -> Event:
-    """What the seat of ``seen`` knows in an imagined state: a line for itself alone.
-
-    In a state made by ``resample_from_infostate`` the other seats' past private events are
-    unknown, but each of them still knows its imagined hand and removed tiles; this line
-    tells it so, so that its information state fixes its hand (and its legal actions).
-    """
-    assert seen.seat is not None
-    return Event(seen.seat, None, f"{seat_name(seen.seat)} imagined: {private_text(seen)}")
+        log_draw(self.log, game.to_move, tile, game.stage == DEAL)
 
 
 # -------------------------------------------------------------------------- game
@@ -414,7 +337,7 @@ class NoReturnState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
                                     f"0..{game.n - 1}, not {action!r}")
             table.game = GameState(rules, action)
             table.opening = False
-            table.log.append(Event(action, f"{seat_name(action)} starts"))
+            table.log.append(Told(start_event(action)))
             return
         if game.is_chance():
             kinds = features.chance_outcome_count(rules)
@@ -435,7 +358,7 @@ class NoReturnState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
         if canonical != action:
             raise NoReturnError(f"action id {action} names {move} with other copies of equal "
                                 f"tiles; its id is {canonical}")
-        table.log.append(action_event(game, move))
+        table.log.append(Told(event_of(game, move)))
         table.legal = None
         game.apply(move)
 
@@ -448,7 +371,7 @@ class NoReturnState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
         rules = game.rules
         if player == int(pyspiel.PlayerId.CHANCE):
             if self.table.opening:
-                return f"{seat_name(action)} starts"
+                return narrate_event(seat_name(action), observe(start_event(action), None))
             if 0 <= action < features.chance_outcome_count(rules):
                 return str(Draw(tile_of_kind(rules, action)))
             return f"chance outcome {action} (not a tile kind)"
@@ -481,8 +404,10 @@ class NoReturnState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
         game = self.table.game
         rng = Random(int(probability_sampler() * (1 << 53)))
         imagined = sample_world(view(game, player_id), rng)
-        log = [e if e.actor == player_id else e.forget_private() for e in self.table.log]
-        log += [imagined_event(view(imagined, seat))
+        log: list[Entry] = [
+            Told(e.event.without_hidden()) if isinstance(e, Told) and e.event.actor != player_id
+            else e for e in self.table.log]
+        log += [imagined_entry(view(imagined, seat))
                 for seat in range(imagined.n) if seat != player_id]
         state = self.get_game().new_initial_state()
         state.table = Table(imagined, log)
@@ -514,130 +439,6 @@ def full_text(game: GameState) -> str:
             "  set aside: " + ("-" if mulligan is None else tiles_text(sorted(mulligan))),
         ]
     return "\n".join(lines)
-
-
-# --------------------------------------------------------------------- observing
-def public_view(game: GameState, seat: int) -> View:
-    """The spectators' view, seated at ``seat``: public facts only, counted from ``seat``.
-
-    Built from ``view(game, None)``, so it cannot hold a hidden tile; its hand and removed
-    tiles are empty, and ``unseen`` is then everything not public.
-    """
-    return dataclasses.replace(view(game, None), seat=seat, hand=(), own_exchanged=(),
-                               own_mulligan=None)
-
-
-def observation_text(seen: View, names: Sequence[str]) -> str:
-    """What ``seen`` shows, as text: whose move it is, the table, paid and own removed tiles."""
-    if seen.is_over:
-        status = "game over"
-    elif seen.draws_due:
-        status = f"{names[seen.to_move]} to draw {plural(seen.draws_due, 'tile')}"
-    else:
-        status = f"{names[seen.to_move]} to move"
-    lines = [f"{seen.stage}: {status}", render_table(seen, list(names))]
-    paid = [f"{names[s]} {tiles_text(p)}" for s, p in enumerate(seen.paid) if p]
-    if paid:
-        lines.append("paid: " + ", ".join(paid))
-    removed = [f"{names[s]} exchanged {e}" + ("" if m is None else f", set aside {m}")
-               for s, (e, m) in enumerate(zip(seen.exchanged_counts, seen.mulligan_counts,
-                                              strict=True))]
-    lines.append("tiles removed: " + "; ".join(removed))
-    if seen.seat is not None:
-        if seen.own_exchanged:
-            lines.append(f"you exchanged: {tiles_text(seen.own_exchanged)}")
-        if seen.own_mulligan:
-            lines.append(f"you set aside: {tiles_text(seen.own_mulligan)}")
-    return "\n".join(lines)
-
-
-def private_text(seen: View) -> str:
-    """Only what ``seen``'s seat knows and nobody else does: its hand and removed tiles."""
-    return (f"hand: {tiles_text(seen.hand or ())}; exchanged: {tiles_text(seen.own_exchanged)}"
-            f"; set aside: {tiles_text(seen.own_mulligan or ())}")
-
-
-class NoReturnObserver:
-    """Observations and information states, OpenSpiel's ``PyObserver`` protocol.
-
-    Supported kinds (``pyspiel.IIGObservationType``):
-
-    * public and the seat's private information: tensor ``features.observation_tensor`` of
-      the seat's view; string: the table (``perfect_recall=False``) or the seat's history
-      (``perfect_recall=True``; the tensor stays the same, see the module docstring);
-    * public information only: the same tensor layout from ``public_view`` (the seat's own
-      tile planes empty); string: the spectators' table or the public history;
-    * private information only: the seat's hand, exchanged and set-aside planes; string: the
-      same in words, or with perfect recall the seat's private history lines;
-    * neither: no tensor and the empty string.
-
-    Every player's private information at once (``PrivateInfoType.ALL_PLAYERS``) is refused:
-    that is the full state, ``str(state)``.
-    """
-
-    def __init__(self, rules: Rules, iig_obs_type: Any, params: dict[str, Any] | None) -> None:
-        """Lay out the tensor pieces of this kind of observation.
-
-        Raises:
-            ValueError: observation parameters (there are none) or ``ALL_PLAYERS``.
-        """
-        if params:
-            raise ValueError(f"{SHORT_NAME} observers take no parameters, not {dict(params)}")
-        if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
-            raise ValueError(f"{SHORT_NAME}: an observer of every player's private information "
-                             "is not supported; str(state) shows the full state")
-        self.rules = rules
-        self.public = bool(iig_obs_type.public_info)
-        self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
-        self.recall = bool(iig_obs_type.perfect_recall)
-        self.names = [seat_name(s) for s in range(rules.players)]
-        lay = features.observation_layout(rules)
-        kinds, n = lay.kinds, rules.players
-        pieces: list[tuple[str, tuple[int, ...]]] = []
-        if self.public:
-            pieces = [
-                ("own_tiles", (lay.own_planes, kinds)),
-                ("seat_tiles", (n, lay.seat_planes, kinds)),
-                ("seat_numbers", (n, features.SEAT_SCALARS)),
-                ("globals", (features.GLOBAL_SCALARS,)),
-            ]
-        elif self.private:
-            pieces = [("own_tiles", (3, kinds))]
-        size = sum(int(np.prod(shape)) for _, shape in pieces)
-        self.tensor: np.ndarray[Any, np.dtype[np.float32]] | None = (
-            np.zeros(size, np.float32) if pieces else None)
-        self.dict: dict[str, np.ndarray[Any, np.dtype[np.float32]]] = {}
-        start = 0
-        for name, shape in pieces:
-            count = int(np.prod(shape))
-            assert self.tensor is not None
-            self.dict[name] = self.tensor[start:start + count].reshape(shape)
-            start += count
-
-    def set_from(self, state: NoReturnState, player: int) -> None:
-        """Write ``player``'s observation of ``state`` into ``tensor`` (in place)."""
-        if self.tensor is None:
-            return
-        game = state.table.game
-        if self.public:
-            seen = view(game, player) if self.private else public_view(game, player)
-            self.tensor[:] = features.observation_tensor(seen)
-        else:
-            self.tensor[:] = features.observation_tensor(view(game, player))[:self.tensor.size]
-
-    def string_from(self, state: NoReturnState, player: int) -> str:
-        """``player``'s observation of ``state`` as text (see the class docstring)."""
-        table = state.table
-        if self.public and self.recall:
-            return table.history_text(player if self.private else None)
-        if self.public:
-            seen = view(table.game, player if self.private else None)
-            return observation_text(seen, self.names)
-        if self.private and self.recall:
-            return table.history_text(player, private_only=True)
-        if self.private:
-            return private_text(view(table.game, player))
-        return ""
 
 
 pyspiel.register_game(GAME_TYPE, NoReturnGame)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from noreturn.bots.viewjson import view_to_json
-from noreturn.engine import Score, view
-from noreturn.narrate import narrate_action, narrate_draw
+from noreturn.engine import EventKind, EventView, observe, view
+from noreturn.narrate import LAST_ROUND, narrate_game_over, narrate_turn
 from noreturn.records import Record, replay_states
 
 
@@ -20,43 +20,35 @@ def public_replay(record: Record) -> dict[str, Any]:
     """``{"names": [...], "steps": [{"log": line, "view": public view}, ...]}``.
 
     The first step is the deal; then one step per action (a declaration is its own step),
-    its refill included. Raises ``RecordError`` for a record that is not a record.
+    its refill included. Every event is what a spectator observes through the engine's
+    gate (``observe(event, None)``), told as the live log tells it. Raises ``RecordError``
+    for a record that is not a record.
     """
     names = [str(p.get("name", f"P{i}")) for i, p in enumerate(record["players"])]
     steps: list[dict[str, Any]] = []
     lines: list[str] = []
     current: dict[str, Any] | None = None
-    rows_before: list[list[list[int]]] = []
+    action: EventView | None = None  # the step's action, until its refill is told with it
     ending = False
     for step in replay_states(record):
-        event, state, player = step.event, step.state, step.move.player
-        name = names[player]
-        if event["type"] in ("deal", "draw"):
-            tiles = list(step.move.tiles)
-            if event["type"] == "deal" or not lines:
-                lines.append(narrate_draw(name, tiles, visible=False, dealt=True))
-            else:
-                lines[-1] += f" and drew {len(tiles)}"  # as the live log tells it
+        state, name = step.state, names[step.move.player]
+        seen = observe(step.happened, None)
+        if seen.kind is EventKind.DEAL or (seen.kind is EventKind.DRAW and action is None):
+            lines.append(narrate_turn(name, None, seen))
+        elif seen.kind is EventKind.DRAW:
+            lines[-1] = narrate_turn(name, action, seen)
         else:
-            lines = []
-            action = step.move.actions[0]
-            row: tuple[int, ...] = ()
-            if isinstance(action, Score):
-                row = tuple(rows_before[player][action.row])
-            lines.append(narrate_action(name, action, visible=False, row=row))
-            current = None
+            action, lines, current = seen, [narrate_turn(name, seen, None)], None
         if current is None:
             current = {"log": "", "view": None}
             steps.append(current)
         if state.ending and not ending:
-            lines.append("the bag is empty: this is the last round")
+            lines.append(LAST_ROUND)
         ending = state.ending
         if state.is_over():
-            lines.append("game over: " + ", ".join(
-                f"{n} {s}" for n, s in zip(names, state.scores(), strict=True)))
+            lines.append(narrate_game_over(names, state.scores()))
         current["view"] = view_to_json(view(state, None))
         current["log"] = "; ".join(lines)
-        rows_before = [[list(r) for r in seat_rows] for seat_rows in state.rows]
     return {"names": names, "steps": steps}
 
 

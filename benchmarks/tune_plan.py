@@ -45,7 +45,7 @@ GRID: dict[str, list[Any]] = {
     "start_gain": [1.0, 2.0, 3.0], "step_cost": [0.5, 1.0, 1.5, 2.5],
     "step_gain": [1.0, 3.0, 5.0], "value_gain": [0.0, 0.25, 0.5], "late": [4.0, 6.0, 9.0, 12.0],
     "keep_power": [0.0, 0.3, 0.6], "prior_rate": [2.0, 2.5, 3.0], "completion": [0.5, 1.0],
-    "idle_rate": [3.0, 4.0], "safe_lead": [30.0, 40.0, 1000.0],
+    "idle_rate": [3.0, 4.0], "safe_lead": [30.0, 40.0, 1000.0], "dump_max": [0, 5, 11],
 }
 
 

@@ -30,8 +30,10 @@ So the plan is a budget of turns:
   small steps, valued per tile; late in phase 1 a tile placed is worth less (it may not be
   scored). When nothing is worth placing, the tiles that fit no row are exchanged.
 - **Scoring**: the biggest tail the hand can pay, paid with the least overpay while keeping
-  the most paying power for the next turn; when nothing can be paid, the weak colours are
-  exchanged to fish for a strong one.
+  the most paying power for the next turn; the rest of the paying colour goes with the
+  payment (``dump_max``), a free exchange: overpaying is allowed, and the refill brings
+  new tiles at no cost of a turn. When nothing can be paid, the weak colours are exchanged
+  to fish for a strong one.
 
 ``choose`` returns the engine's ``Decision`` tuple so that the search bot can play whole
 games with it (``playout``); ``to_action`` turns it into an action (the ``plan`` bot of
@@ -101,6 +103,14 @@ class Params:
     """A lead (projected score over the best other seat's) from which the race is won
     and the margin becomes ``safe_margin``: then the plan builds for its own score."""
     safe_margin: float = 0.0
+    dump_max: int = 11
+    """The tiles of the paying colour up to this value that a payment leaves go with it
+    (overpaid on purpose): a free exchange, as the refill replaces them. Tried at 0, 2, 3,
+    4, 5, 7 and 11 (400 deals each, one plan against v1 in the other seats): 11, the whole
+    colour, won most at every table size, 87.5%, 67.9% and 60.4% with 2, 3 and 4 players
+    against 80.5%, 59.3% and 52.1% without, at the same score against random; a plan that
+    does not dump wins 47.6%, 27.0% and 19.6% of its seat against plans that do (fair:
+    50%, 33% and 25%)."""
 
 
 PARAMS = {
@@ -272,9 +282,11 @@ def best_score(hand: list[int], rows: list[list[int]]) -> tuple[int, int, int] |
     return best
 
 
-def payment(hand: list[int], due: int, keep_power: float) -> tuple[int, ...]:
+def payment(hand: list[int], due: int, keep_power: float, dump_max: int = 0) -> tuple[
+        int, ...]:
     """Tiles of one colour that pay ``due``: the least overpay, less ``keep_power`` times
-    the paying power the hand keeps for the next turn; then the fewest tiles."""
+    the paying power the hand keeps for the next turn; then the fewest tiles. The tiles of
+    that colour up to ``dump_max`` that the payment leaves are added to it (see Params)."""
     sums = colour_sums(hand)
     best: tuple[tuple[float, int], tuple[int, ...]] | None = None
     for colour, total in sums.items():
@@ -290,7 +302,16 @@ def payment(hand: list[int], due: int, keep_power: float) -> tuple[int, ...]:
             cost = (paid - due - keep_power * max(others, total - paid), len(chosen))
             if best is None or cost < best[0]:
                 best = (cost, chosen)
-    return best[1] if best else ()
+    if best is None:
+        return ()
+    chosen = best[1]
+    if dump_max and chosen:
+        colour = COLOUR[chosen[0]]
+        rest = list(hand)
+        for tile in chosen:
+            rest.remove(tile)
+        chosen += tuple(t for t in rest if COLOUR[t] == colour and VALUE[t] <= dump_max)
+    return chosen
 
 
 def exchange_tiles(state: GameState, p: Params) -> tuple[int, ...]:
@@ -340,7 +361,7 @@ def decide(state: GameState, p: Params, may_declare: bool = True) -> Decision:
         scoring = best_score(hand, state.rows[seat])
         if scoring is not None:
             due, row, count = scoring
-            return (SCORE, row, count, payment(hand, due, p.keep_power))
+            return (SCORE, row, count, payment(hand, due, p.keep_power, p.dump_max))
     if not hand:
         return (PASS, 0, 0, ())
     return (EXCHANGE, 0, 0, exchange_tiles(state, p))

@@ -9,7 +9,8 @@ all of them alike and their difference is measured with far fewer playouts.
 
 Candidates are the moves that differ in substance: the plan's own choice; the declaration;
 placing a colour's highest placeable tiles (one, two, ... of them); each scoring tail with
-its cheapest payment and with the plan's payment; exchanging the one, two, ... least useful
+its cheapest payment and with the plan's payments (which give up the rest of the paying
+colour with it); exchanging the one, two, ... least useful
 tiles. Sequential halving spends the budget: every candidate gets the same share of the
 first round, the better half goes on to the next round with twice as many playouts each, and
 so on, so the budget goes where the decision is close.
@@ -90,8 +91,9 @@ def candidates(state: GameState, legal: Sequence[Action]) -> list[Action]:
         chosen += [Place(tuple(tiles[:k])) for k in range(1, len(tiles) + 1)]
     for colour, row in enumerate(rows):
         for count, due in enumerate(row_dues(row), 1):
-            for keep in (0.0, p.keep_power, 1.0):
-                pay = plan.payment(hand, due, keep)
+            for keep, dump in ((0.0, 0), (0.0, p.dump_max), (p.keep_power, p.dump_max),
+                               (1.0, p.dump_max)):
+                pay = plan.payment(hand, due, keep, dump)
                 if pay:
                     chosen.append(Score(colour, count, tuple(sorted(pay, reverse=True))))
     chosen += _exchanges(state, p)

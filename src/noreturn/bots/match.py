@@ -6,7 +6,8 @@ tournament compares bots on the same luck. Set-aside mulligan tiles go back at r
 places, as the rules shuffle them in.
 
 A bot that fails (crashes, hangs, answers garbage or an illegal action) forfeits its seat:
-a fallback bot plays on for it, and the result and the record say so.
+a fallback bot plays on for it, and the result and the record say so. The game itself is
+played by the one game loop (``noreturn.bots.loop``), with its fallback.
 """
 
 from __future__ import annotations
@@ -14,22 +15,13 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from random import Random
-from typing import Any
 
-from noreturn.bots.base import Bot, BotError, make_bot
-from noreturn.engine import (
-    Action,
-    GameState,
-    Rules,
-    ShuffledBag,
-    legal_actions,
-    view,
-    why_illegal,
-)
+from noreturn.bots.base import Bot, make_bot
+from noreturn.bots.loop import FALLBACK, decide_safely, play_out, record_fault
+from noreturn.engine import Action, GameState, Rules, ShuffledBag, legal_actions, view
 from noreturn.records import Record, RecordWriter, default_meta
-
-FALLBACK = "heuristic"
 
 
 class Deck(ShuffledBag):
@@ -94,13 +86,8 @@ def play_game(
                         decision_seconds=[0.0] * rules.players, decisions=[0] * rules.players,
                         startup_seconds=[0.0] * rules.players)
     try:
-        while not state.is_over():
-            if state.is_chance():
-                action: Action = deck.next_draw(state)
-            else:
-                action = _decide(state, seats, rngs, result, names)
-            writer.observe(state, action)
-            state.play(action)
+        play_out(state, partial(_decide, seats=seats, rngs=rngs, result=result, names=names,
+                                writer=writer), deck, writer)
     finally:
         for seat, bot in enumerate(bots):  # the original bots, a forfeited one too
             end = getattr(bot, "end_game", None)
@@ -108,16 +95,14 @@ def play_game(
                 end(view(state, seat))
     result.scores, result.ranks, result.turns = state.scores(), state.ranks(), state.turns
     if keep_record:
-        record = writer.record(state)
-        for forfeit in result.forfeits:
-            record["players"][forfeit.seat]["forfeit"] = forfeit.reason
-        result.record = record
+        result.record = writer.record(state)
     return result
 
 
 def _decide(state: GameState, seats: list[Bot], rngs: list[Random], result: GameResult,
-            names: list[str]) -> Action:
-    """Ask the seat's bot; on failure record a forfeit and ask the fallback instead.
+            names: list[str], writer: RecordWriter) -> Action:
+    """Ask the seat's bot (``decide_safely``); on failure record a forfeit, in the result
+    and the record, and let the fallback play the seat on.
 
     The time from asking to the answer counts as deciding, less what the bot spent
     starting up meanwhile (its ``startup_seconds``), which counts apart.
@@ -127,25 +112,13 @@ def _decide(state: GameState, seats: list[Bot], rngs: list[Random], result: Game
     bot = seats[seat]
     started = getattr(bot, "startup_seconds", 0.0)
     begin = time.perf_counter()
-    try:
-        action = bot.act(view(state, seat), legal, rngs[seat])
-        if action not in legal:
-            raise BotError(f"answered {action}, which is not legal: "
-                           f"{_why(state, action)}")
-    except BotError as exc:
-        result.forfeits.append(Forfeit(seat, names[seat], state.turns, str(exc)))
+    action, fault = decide_safely(bot, view(state, seat), legal, rngs[seat])
+    if fault is not None:
+        result.forfeits.append(Forfeit(seat, names[seat], state.turns, fault))
+        record_fault(writer, seat, fault)
         seats[seat] = make_bot(FALLBACK)
-        action = seats[seat].act(view(state, seat), legal, rngs[seat])
     startup = getattr(bot, "startup_seconds", 0.0) - started
     result.startup_seconds[seat] += startup
     result.decision_seconds[seat] += time.perf_counter() - begin - startup
     result.decisions[seat] += 1
     return action
-
-
-def _why(state: GameState, action: Any) -> str:
-    try:
-        return why_illegal(state, action) or "not among the legal actions"
-    except Exception:
-        return "not an action"
-

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from random import Random
 
+from noreturn.bots.loop import SampledDraws, play_out
 from noreturn.engine import Action, GameState, Rules, legal_actions, new_game, rollout_action
 from noreturn.outputs import OutputDir
 from noreturn.records import Record, RecordWriter, default_meta, write_record
@@ -35,13 +36,14 @@ def game_rng(seed: int, index: int) -> Random:
 
 
 def play_random_game(rules: Rules, policy: Policy, rng: Random) -> tuple[GameState, Record]:
-    """One whole game, every seat playing ``policy``; the final state and its record."""
+    """One whole game, every seat playing ``policy``; the final state and its record.
+
+    The game loop is the one of every game (``play_out``): draws and decisions share
+    ``rng`` in the order they come, so the game is a function of the generator alone.
+    """
     state = new_game(rules, rng)
     writer = RecordWriter(state, meta=default_meta())
-    while not state.is_over():
-        action = state.sample_draw(rng) if state.is_chance() else policy(state, rng)
-        writer.observe(state, action)
-        state.play(action)  # checked: a policy bug shows here, not as a corrupt record
+    play_out(state, lambda now: policy(now, rng), SampledDraws(rng), writer)
     return state, writer.record(state)
 
 

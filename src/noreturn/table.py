@@ -34,9 +34,17 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from noreturn.bots.base import Bot, BotError, make_bot
+from noreturn.bots.base import Bot, make_bot
 from noreturn.bots.hints import suggest
-from noreturn.bots.match import FALLBACK, Deck
+from noreturn.bots.loop import (
+    FALLBACK,
+    decide_safely,
+    draw_due,
+    fallback_note,
+    fault_in_note,
+    record_fault,
+)
+from noreturn.bots.match import Deck
 from noreturn.bots.switch import SwitchAdvice, can_advise, switch_advice
 from noreturn.engine import (
     DEAL,
@@ -111,14 +119,6 @@ class BotMove:
     seat: int
     action: Action
     note: str = ""
-
-
-def _offered(action: Action, legal: list[Action]) -> bool:
-    """Whether ``action`` is one of ``legal``: by identity first, since a bot nearly
-    always answers one of the list's own objects, and ``in`` would compare it with every
-    action before it in Python (some 85 calls, a fifth of a fast bot's decision); by
-    value otherwise (an outside program's answer is parsed anew)."""
-    return any(offered is action for offered in legal) or action in legal
 
 
 class LocalTable:
@@ -361,7 +361,7 @@ class LocalTable:
         """The decision of the bot to move; changes nothing, so it may run in a thread.
 
         A bot that fails (or answers an illegal action) is replaced by the fallback bot,
-        and the move's ``note`` says so.
+        and the move's ``note`` says so: the game loop's ``decide_safely``, as everywhere.
         """
         return self.bot_job()()
 
@@ -383,15 +383,9 @@ class LocalTable:
             self.names[seat]
 
         def decide() -> BotMove:
-            note = ""
-            try:
-                action = bot.act(seen, legal, rng)
-                if not _offered(action, legal):
-                    raise BotError(f"answered {action}, which is not legal")
-            except BotError as exc:
-                note = f"{name}'s bot failed ({exc}); {FALLBACK} plays on"
-                action = make_bot(FALLBACK).act(seen, legal, rng)
-            return BotMove(version, seat, action, note)
+            action, fault = decide_safely(bot, seen, legal, rng)
+            return BotMove(version, seat, action, "" if fault is None else
+                           fallback_note(name, fault))
 
         return decide
 
@@ -506,9 +500,12 @@ class LocalTable:
         self._play(action)
 
     def _apply(self, action: Action, note: str) -> None:
-        """Play a bot's legal action; a failed bot's ``note`` goes first (its fallback on)."""
+        """Play a bot's legal action; a failed bot's ``note`` goes first (its fallback on),
+        and its fault into the record, as in every game (``noreturn.bots.loop``)."""
         if note:
-            self.bots[self.state.to_move] = make_bot(FALLBACK)
+            seat = self.state.to_move
+            self.bots[seat] = make_bot(FALLBACK)
+            record_fault(self._now.writer, seat, fault_in_note(self.names[seat], note))
             self._say(note)
         self._play(action)
 
@@ -528,22 +525,23 @@ class LocalTable:
             self._say(narrate_game_over(self.names, now.state.scores()))
 
     def _draw_all(self) -> None:
-        """Make every draw due now from the deck, noting them for the log."""
+        """Make every draw due now from the deck (the game loop's ``draw_due``), noting
+        them for the log."""
         now = self._now
-        state = now.state
-        ending = state.ending
-        while state.is_chance():
-            seat = state.to_move
-            if now.turn is None or now.turn.seat != seat:
-                self._flush()
-                now.turn = _Turn(seat, None, dealt=state.stage == DEAL)
-            draw = now.deck.next_draw(state)
-            now.writer.observe(state, draw)
-            state.play(draw)
-            now.turn.drawn.append(draw.tile)
+        ending = now.state.ending
+        draw_due(now.state, now.deck, now.writer, self._drawn)
         self._flush()
-        if state.ending and not ending:
+        if now.state.ending and not ending:
             self._say(LAST_ROUND)
+
+    def _drawn(self, state: GameState, draw: Draw) -> None:
+        """Note a draw, about to be made in ``state``, in the turn it belongs to."""
+        now = self._now
+        seat = state.to_move
+        if now.turn is None or now.turn.seat != seat:
+            self._flush()
+            now.turn = _Turn(seat, None, dealt=state.stage == DEAL)
+        now.turn.drawn.append(draw.tile)
 
     def _flush(self) -> None:
         """Write the pending turn into every reader's log, each from their point of view."""

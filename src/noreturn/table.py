@@ -25,7 +25,6 @@ from __future__ import annotations
 import copy
 import os
 import secrets
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,18 +33,9 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
+from noreturn.bots import loop
 from noreturn.bots.base import Bot, make_bot
-from noreturn.bots.hints import suggest
-from noreturn.bots.loop import (
-    FALLBACK,
-    decide_safely,
-    draw_due,
-    fallback_note,
-    fault_in_note,
-    record_fault,
-)
 from noreturn.bots.match import Deck
-from noreturn.bots.switch import SwitchAdvice, can_advise, switch_advice
 from noreturn.engine import (
     DEAL,
     Action,
@@ -57,7 +47,6 @@ from noreturn.engine import (
     Refusal,
     Rules,
     ShuffledBag,
-    Stage,
     View,
     draw_event,
     event_of,
@@ -73,10 +62,7 @@ from noreturn.narrate import LAST_ROUND, narrate_game_over, narrate_turn
 from noreturn.outputs import OutputDir
 from noreturn.records import RecordWriter, default_meta, write_record
 from noreturn.seats import BOT_NAMES, DEFAULT_BOT, Seat, default_save_dir, make_seats
-
-ADVICE_SECONDS = 0.3
-"""The switch advisor's default budget: about a hundred sampled worlds, short enough
-that a player asking for it does not notice the wait."""
+from noreturn.tablehelp import ADVICE_SECONDS, PersonHelp
 
 
 @dataclass
@@ -121,8 +107,12 @@ class BotMove:
     note: str = ""
 
 
-class LocalTable:
-    """One game at a local table; see the module docstring for what it guarantees."""
+class LocalTable(PersonHelp):
+    """One game at a local table; see the module docstring for what it guarantees.
+
+    The help for the person to move (a hint, the tile tracker, the switch advice) is
+    ``PersonHelp``'s, in ``noreturn.tablehelp``.
+    """
 
     def __init__(self, seats: Sequence[Seat], rules: Rules | None = None,
                  seed: int | str | None = None, save_dir: Path | None = None,
@@ -236,10 +226,6 @@ class LocalTable:
             return Refusal("no_draw_due", "draws are made for you")
         return refusal(self.state, action)
 
-    def unseen(self, seat: int) -> Counter[int]:
-        """The tile tracker: how many of each tile ``seat`` has not seen."""
-        return self.view_for(seat).unseen()
-
     # -------------------------------------------------------------------- people
     def try_action(self, action: Action) -> str | None:
         """Play ``action`` for the person to move if the rules allow it.
@@ -252,61 +238,6 @@ class LocalTable:
             return problem
         self._person_plays(action)
         return None
-
-    def hint(self) -> tuple[Action, str]:
-        """The heuristic's move for the person to move, with its reason.
-
-        Raises:
-            NoReturnError: no person is to move.
-        """
-        if not self.human_to_move():
-            raise NoReturnError("a hint is for the player whose turn it is")
-        return suggest(self.view_for(self.state.to_move))
-
-    def why_no_switch_advice(self) -> str | None:
-        """Why there is no switch to weigh now (in a player's words), or None if there is."""
-        if self.is_over():
-            return "nothing to weigh: the game is over"
-        if not self.human_to_move():
-            return f"nothing to weigh: it is {self.names[self.state.to_move]}'s turn"
-        seen = self.view_for(self.state.to_move)
-        if can_advise(seen):
-            return None
-        if seen.stage is not Stage.PLAY:
-            return "nothing to weigh: the mulligan comes first"
-        return "nothing to weigh: you have declared phase 2 already (there is no return)"
-
-    def switch_advice(self, seconds: float = ADVICE_SECONDS, worlds: int | None = None,
-                      rng: Random | None = None) -> SwitchAdvice:
-        """For the person to move in phase 1: declaring now against waiting (see
-        ``noreturn.bots.switch``), within ``seconds`` or over ``worlds`` sampled worlds.
-
-        Raises:
-            NoReturnError: nothing to weigh now (``why_no_switch_advice`` says why).
-        """
-        return self.switch_job(seconds, worlds, rng)()
-
-    def switch_job(self, seconds: float = ADVICE_SECONDS, worlds: int | None = None,
-                   rng: Random | None = None) -> Callable[[], SwitchAdvice]:
-        """``switch_advice`` to weigh later: as with ``bot_job`` the view is taken now, so
-        the costly part reads nothing of the table and may run in a thread (or outside a
-        server's table lock) while the table changes; its answer is for this ``version``.
-
-        Raises:
-            NoReturnError: nothing to weigh now (``why_no_switch_advice`` says why).
-        """
-        problem = self.why_no_switch_advice()
-        if problem is not None:
-            raise NoReturnError(problem)
-        seen = self.view_for(self.state.to_move)
-
-        def weigh() -> SwitchAdvice:
-            advice = switch_advice(seen, seconds=seconds, worlds=worlds, rng=rng)
-            if advice is None:  # pragma: no cover - can_advise held for this very view
-                raise NoReturnError("nothing to weigh")
-            return advice
-
-        return weigh
 
     def undo_allowed(self) -> bool:
         """Undo is for one person against bots: taking back a move never wrongs another."""
@@ -383,9 +314,9 @@ class LocalTable:
             self.names[seat]
 
         def decide() -> BotMove:
-            action, fault = decide_safely(bot, seen, legal, rng)
+            action, fault = loop.decide_safely(bot, seen, legal, rng)
             return BotMove(version, seat, action, "" if fault is None else
-                           fallback_note(name, fault))
+                           loop.fallback_note(name, fault))
 
         return decide
 
@@ -504,8 +435,8 @@ class LocalTable:
         and its fault into the record, as in every game (``noreturn.bots.loop``)."""
         if note:
             seat = self.state.to_move
-            self.bots[seat] = make_bot(FALLBACK)
-            record_fault(self._now.writer, seat, fault_in_note(self.names[seat], note))
+            self.bots[seat] = make_bot(loop.FALLBACK)
+            loop.record_fault(self._now.writer, seat, loop.fault_in_note(self.names[seat], note))
             self._say(note)
         self._play(action)
 
@@ -529,7 +460,7 @@ class LocalTable:
         them for the log."""
         now = self._now
         ending = now.state.ending
-        draw_due(now.state, now.deck, now.writer, self._drawn)
+        loop.draw_due(now.state, now.deck, now.writer, self._drawn)
         self._flush()
         if now.state.ending and not ending:
             self._say(LAST_ROUND)

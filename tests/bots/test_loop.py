@@ -12,7 +12,6 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Callable, Sequence
-from functools import partial
 from pathlib import Path
 from random import Random
 from typing import Any
@@ -25,13 +24,15 @@ from noreturn.bots.loop import (
     FALLBACK,
     SampledDraws,
     decide_safely,
+    draw_due,
     fallback_note,
     fault_in_note,
-    play_out,
 )
 from noreturn.engine import (
     Action,
+    Draw,
     Exchange,
+    GameState,
     Rules,
     View,
     legal_actions,
@@ -200,14 +201,27 @@ def test_a_table_rebuilt_from_its_stored_moves_records_the_fault_again() -> None
                                                            table.log(None))
 
 
-def test_play_out_is_the_simulated_game_move_for_move() -> None:
-    """``play_random_game`` is ``play_out`` with sampled draws: one generator for the deal,
-    the draws and the policy, in the order they come."""
+def test_play_out_plays_the_game_a_table_plays_step_by_step() -> None:
+    """``play_random_game`` (``play_out`` with sampled draws) and the table's way, a
+    decision and then ``draw_due``, give the same game from the same generator."""
     for index in range(3):
         state, record = play_random_game(SMALL, POLICIES["rollout"], game_rng(4, index))
         rng = game_rng(4, index)
         mine = new_game(SMALL, rng)
         writer = RecordWriter(mine, meta=default_meta())
-        play_out(mine, partial(rollout_action, rng=rng), SampledDraws(rng), writer)
-        assert mine.is_over() and mine.scores() == state.scores()
+        draws: list[int] = []
+        chance = SampledDraws(rng)
+
+        def seen(_state: GameState, draw: Draw, drawn: list[int] = draws) -> None:
+            drawn.append(draw.tile)
+
+        draw_due(mine, chance, writer, seen)
+        while not mine.is_over():
+            action = rollout_action(mine, rng)
+            writer.observe(mine, action)
+            mine.play(action)
+            draw_due(mine, chance, writer, seen)
+        assert mine.scores() == state.scores()
         assert writer.record(mine)["events"] == record["events"]
+        assert len(draws) == sum(len(event["tiles"]) for event in record["events"]
+                                 if event["type"] in ("deal", "draw"))

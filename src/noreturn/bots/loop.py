@@ -45,6 +45,8 @@ class Chance(Protocol):
 class SampledDraws:
     """Chance from a generator: each draw sampled by the engine (``sample_draw``)."""
 
+    __slots__ = ("rng",)
+
     def __init__(self, rng: Random) -> None:
         self.rng = rng
 
@@ -69,17 +71,24 @@ def draw_due(state: GameState, chance: Chance, writer: RecordWriter,
 
 
 def play_out(state: GameState, choose: Choose, chance: Chance, writer: RecordWriter) -> None:
-    """Play ``state`` to the end: draws from ``chance`` (as ``draw_due`` makes them),
-    decisions from ``choose``, every event recorded by ``writer`` and played checked (a
-    bug shows as an error, not as a corrupt record).
+    """Play ``state`` to the end: the draws due (``draw_due``), then a decision from
+    ``choose``, and again, every event recorded by ``writer`` and played checked (a bug
+    shows as an error, not as a corrupt record).
 
-    Simulation plays thousands of games through here: the bound methods are looked up
-    once per game rather than once per event.
+    Simulation plays thousands of games through here, so ``draw_due`` is written out
+    inline and the bound methods are looked up once per game: a call per turn, or a
+    lookup per event, would cost a measurable share of a random game.
     """
     next_draw, observe, play = chance.next_draw, writer.observe, state.play
     is_over, is_chance = state.is_over, state.is_chance
-    while not is_over():
-        action = next_draw(state) if is_chance() else choose(state)
+    while True:
+        while is_chance():  # draw_due
+            draw = next_draw(state)
+            observe(state, draw)
+            play(draw)
+        if is_over():
+            return
+        action = choose(state)
         observe(state, action)
         play(action)
 

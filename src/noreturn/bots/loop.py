@@ -24,7 +24,7 @@ from random import Random
 from typing import Protocol
 
 from noreturn.bots.base import Bot, BotError, make_bot
-from noreturn.engine import Action, Draw, GameState, View, sample_world, why_illegal
+from noreturn.engine import Action, Draw, GameState, View, refusal, sample_world
 from noreturn.records import RecordWriter
 
 FALLBACK = "heuristic"
@@ -124,16 +124,26 @@ def decide_safely(bot: Bot, seen: View, legal: Sequence[Action],
 
 
 def why_not(seen: View, action: Action) -> str:
-    """Why ``action`` is not legal for the seat to move, told from that seat's ``view``.
+    """Why ``action`` is not legal for the seat to move, told from that seat's ``view``,
+    in words every player may read (a table's log shows them to all).
 
     Legality reads only what the seat to move sees (its hand, the rows, the phases, the
-    bag's size), so any world sampled from its view gives the true state's reason.
+    bag's size), so any world sampled from its view gives the true state's reason. Only
+    a reason about the hand could tell others something hidden ("you hold only 1 R5"):
+    it is said without the counts.
     """
     try:
-        world = sample_world(seen, Random(0))
-        return why_illegal(world, action) or "not among the legal actions"
+        refused = refusal(sample_world(seen, Random(0)), action)
     except Exception:  # a bot's garbage may break anything a rule reads: say so
         return "not an action"
+    if refused is None:
+        return "not among the legal actions"
+    return HIDDEN_HAND if refused.code == "not_in_hand" else refused.reason
+
+
+HIDDEN_HAND = "you do not hold all of those tiles"
+"""``why_not``'s words for tiles not held: the engine's would tell the others which tiles,
+and how many, the failing bot holds."""
 
 
 def fallback_note(name: str, fault: str) -> str:
@@ -155,6 +165,6 @@ def record_fault(writer: RecordWriter, seat: int, fault: str) -> None:
 
 
 __all__ = [
-    "FALLBACK", "Chance", "Choose", "SampledDraws", "decide_safely", "draw_due",
+    "FALLBACK", "HIDDEN_HAND", "Chance", "Choose", "SampledDraws", "decide_safely", "draw_due",
     "fallback_note", "fault_in_note", "offered", "play_out", "record_fault", "why_not",
 ]

@@ -5,7 +5,7 @@ players): everyone observes the public part; a seat other than the actor and a s
 never receive a hidden tile (drawn or dealt, set aside, exchanged), while the actor does;
 and the public part holds only tiles that the spectators' view shows after the event.
 What the gate should give is worked out here from the states before and after each
-event, not from the gate. The words told from it (``noreturn.narrate``) name hidden tiles
+event, not from the gate. The words told from it (``noreturn.text.narrate``) name hidden tiles
 only for the actor. The no-leak tests by re-dealing are in tests/test_leak.py.
 """
 
@@ -43,7 +43,7 @@ from noreturn.engine import (
     start_event,
     view,
 )
-from noreturn.narrate import narrate_event, narrate_turn
+from noreturn.text.narrate import narrate_event, narrate_turn
 from strategies import Played, played_events
 
 SEEDS = range(4)

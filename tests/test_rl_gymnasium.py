@@ -32,10 +32,10 @@ from noreturn.engine import (  # noqa: E402
     tile_code,
     view,
 )
-from noreturn.narrate import render_table  # noqa: E402
 from noreturn.rl import features  # noqa: E402
 from noreturn.rl import gymnasium as nr_gym  # noqa: E402
 from noreturn.rl.gymnasium import ENV_ID, NoReturnEnv, env  # noqa: E402
+from noreturn.text.narrate import render_table  # noqa: E402
 
 SMALL = {"colors": 3, "max_value": 5, "hand_size": 4}
 """A small variant for long loops."""

@@ -30,9 +30,9 @@ from noreturn.engine import (
     tile_code,
     view,
 )
-from noreturn.narrate import render_table
 from noreturn.rl import features
 from noreturn.rl.pettingzoo import env, raw_env
+from noreturn.text.narrate import render_table
 
 SMALL = {"colors": 3, "max_value": 5, "hand_size": 4}
 """A small variant: short games, a mask of 2 + 3*16 + 3*10*16 ids."""

@@ -23,10 +23,10 @@ from noreturn.engine import (
     parse_tile,
     tile_code,
 )
-from noreturn.narrate import render_table
 from noreturn.outputs import OutputError
 from noreturn.records import dumps
 from noreturn.table import LocalTable, default_save_dir, make_seats
+from noreturn.text.narrate import render_table
 
 LIST_LIMIT = 40
 HELP = """\

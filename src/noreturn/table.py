@@ -58,11 +58,11 @@ from noreturn.engine import (
     view,
     why_illegal,
 )
-from noreturn.narrate import LAST_ROUND, narrate_game_over, narrate_turn
 from noreturn.outputs import OutputDir
 from noreturn.records import RecordWriter, default_meta, write_record
 from noreturn.seats import BOT_NAMES, DEFAULT_BOT, Seat, default_save_dir, make_seats
 from noreturn.tablehelp import ADVICE_SECONDS, PersonHelp
+from noreturn.text.narrate import LAST_ROUND, narrate_game_over, narrate_turn
 
 
 @dataclass

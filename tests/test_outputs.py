@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from noreturn.cli import app
 from noreturn.commands import simulate_command
 from noreturn.engine import Rules
-from noreturn.outputs import OutputDir, OutputError, check_output_dir
+from noreturn.files import OutputDir, OutputError, check_output_dir
 from noreturn.plain import play_plain
 from noreturn.records import check_record, read_record
 from noreturn.sim.report import tournament_command

@@ -31,7 +31,7 @@ def _output_dir(folder: Path | None) -> Path | None:
     """An output folder checked before the work starts, so no finished work is lost to it."""
     if folder is None:
         return None
-    from noreturn.outputs import check_output_dir  # noqa: PLC0415 - fast startup
+    from noreturn.files import check_output_dir  # noqa: PLC0415 - fast startup
 
     try:
         return check_output_dir(folder)

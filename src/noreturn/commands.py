@@ -12,7 +12,7 @@ from rich.table import Table
 
 from noreturn.bench import run_bench
 from noreturn.engine import Rules
-from noreturn.outputs import OutputDir, OutputError
+from noreturn.files import OutputDir, OutputError
 from noreturn.simulate import Summary, simulate
 
 

@@ -23,7 +23,7 @@ from noreturn.engine import (
     parse_tile,
     tile_code,
 )
-from noreturn.outputs import OutputError
+from noreturn.files import OutputError
 from noreturn.records import dumps
 from noreturn.table import LocalTable, default_save_dir, make_seats
 from noreturn.text.narrate import render_table

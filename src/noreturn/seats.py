@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from noreturn.outputs import data_dir
+from noreturn.files import data_dir
 
 BOT_NAMES = ("Bea", "Cy", "Dot", "Eve")
 DEFAULT_BOT = "medium"

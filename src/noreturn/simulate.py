@@ -15,7 +15,7 @@ from random import Random
 
 from noreturn.bots.loop import SampledDraws, play_out
 from noreturn.engine import Action, GameState, Rules, legal_actions, new_game, rollout_action
-from noreturn.outputs import OutputDir
+from noreturn.files import OutputDir
 from noreturn.records import Record, RecordWriter, default_meta, write_record
 
 Policy = Callable[[GameState, Random], Action]

@@ -58,7 +58,7 @@ from noreturn.engine import (
     view,
     why_illegal,
 )
-from noreturn.outputs import OutputDir
+from noreturn.files import OutputDir
 from noreturn.records import RecordWriter, default_meta, write_record
 from noreturn.seats import BOT_NAMES, DEFAULT_BOT, Seat, default_save_dir, make_seats
 from noreturn.tablehelp import ADVICE_SECONDS, PersonHelp
@@ -403,7 +403,7 @@ class LocalTable(PersonHelp):
         """Write the record (again to the same file on later calls); returns its path.
 
         When the save folder fails, the record goes to a fallback folder and
-        ``save_note`` says so (see ``noreturn.outputs``).
+        ``save_note`` says so (see ``noreturn.files``).
 
         Raises:
             OutputError: no folder at all could take the record.

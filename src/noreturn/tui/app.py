@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Static
 
 from noreturn.engine import Action, Declare, NoReturnError, Score, View
-from noreturn.outputs import OutputError
+from noreturn.files import OutputError
 from noreturn.table import BotMove, LocalTable
 from noreturn.tui import moves
 from noreturn.tui.advice import AdviceLine

@@ -60,8 +60,8 @@ from noreturn.engine import (
 )
 from noreturn.files import OutputDir
 from noreturn.records import RecordWriter, default_meta, write_record
-from noreturn.seats import BOT_NAMES, DEFAULT_BOT, Seat, default_save_dir, make_seats
-from noreturn.tablehelp import ADVICE_SECONDS, PersonHelp
+from noreturn.table.help import PersonHelp
+from noreturn.table.seats import DEFAULT_BOT, Seat, default_save_dir
 from noreturn.text.narrate import LAST_ROUND, narrate_game_over, narrate_turn
 
 
@@ -111,7 +111,7 @@ class LocalTable(PersonHelp):
     """One game at a local table; see the module docstring for what it guarantees.
 
     The help for the person to move (a hint, the tile tracker, the switch advice) is
-    ``PersonHelp``'s, in ``noreturn.tablehelp``.
+    ``PersonHelp``'s, in ``noreturn.table.help``.
     """
 
     def __init__(self, seats: Sequence[Seat], rules: Rules | None = None,
@@ -489,7 +489,4 @@ class LocalTable(PersonHelp):
             lines.append(line)
 
 
-__all__ = [
-    "ADVICE_SECONDS", "BOT_NAMES", "DEFAULT_BOT", "BotMove", "LocalTable", "Seat",
-    "default_save_dir", "make_seats",
-]
+__all__ = ["BotMove", "LocalTable"]

@@ -113,7 +113,7 @@ def simulate(
         help="folder to write one record per game into", callback=_output_dir)] = None,
 ) -> None:
     """Random legal play: progress bar, mean score and win rate per seat, records."""
-    from noreturn.commands import simulate_command  # noqa: PLC0415 - keeps startup fast
+    from noreturn.sim.commands import simulate_command  # noqa: PLC0415 - keeps startup fast
 
     raise typer.Exit(simulate_command(_rules(players, rules), games, seed, policy.value, out))
 
@@ -125,7 +125,7 @@ def bench(
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
 ) -> None:
     """Engine speed: whole rollout games per second, and the hot paths' cost."""
-    from noreturn.commands import bench_command  # noqa: PLC0415 - keeps startup fast
+    from noreturn.sim.commands import bench_command  # noqa: PLC0415 - keeps startup fast
 
     raise typer.Exit(bench_command(players, seconds, as_json))
 

@@ -10,10 +10,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from noreturn.bench import run_bench
 from noreturn.engine import Rules
 from noreturn.files import OutputDir, OutputError
-from noreturn.simulate import Summary, simulate
+from noreturn.sim.bench import run_bench
+from noreturn.sim.simulate import Summary, simulate
 
 
 def simulate_command(

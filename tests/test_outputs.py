@@ -21,7 +21,6 @@ from typer.testing import CliRunner
 from noreturn.cli import app
 from noreturn.engine import Rules
 from noreturn.files import OutputDir, OutputError, check_output_dir
-from noreturn.plain import play_plain
 from noreturn.records import check_record, read_record
 from noreturn.sim.commands import simulate_command
 from noreturn.sim.report import tournament_command
@@ -29,6 +28,7 @@ from noreturn.sim.simulate import simulate
 from noreturn.sim.tournament import Settings
 from noreturn.table import LocalTable, make_seats
 from noreturn.tui.app import NoReturnApp
+from noreturn.tui.plain import play_plain
 from noreturn.tui.screens import ConfirmScreen, EndScreen
 
 runner = CliRunner()

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from noreturn.plain import HELP, PlainGame, QuitError, run_plain
 from noreturn.table import LocalTable, make_seats
+from noreturn.tui.plain import HELP, PlainGame, QuitError, run_plain
 
 
 def play_fed(lines: str, tmp_path: Path, seed: int = 5) -> tuple[str, dict[str, Any]]:

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from noreturn.cli import app
 from noreturn.engine import GameState, Rules, reshuffled
-from noreturn.plain import run_plain
 from noreturn.records import check_record
 from noreturn.table import LocalTable, make_seats
+from noreturn.tui.plain import run_plain
 
 TRIES = 40
 

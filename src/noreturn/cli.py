@@ -85,7 +85,7 @@ def play(
         min=0, help="seconds before a bot's move shows")] = 0.6,
 ) -> None:
     """Play against bots (or friends, --hotseat) full screen, or with plain prompts."""
-    from noreturn.play import play_command  # noqa: PLC0415 - keeps startup fast
+    from noreturn.tui.play import play_command  # noqa: PLC0415 - keeps startup fast
 
     names = [n.strip() for n in seat_name.split(",") if n.strip()] or ["Ada"]
     specs = [b.strip() for b in bots.split(",") if b.strip()]

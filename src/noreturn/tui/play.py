@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TextIO
 
 from noreturn.engine import NoReturnError, Rules
-from noreturn.plain import play_plain, save_report
 from noreturn.table import LocalTable, make_seats
+from noreturn.tui.plain import play_plain, save_report
 
 
 def play_command(rules: Rules, names: Sequence[str], bots: Sequence[str], seed: int | None,
@@ -35,7 +35,7 @@ def play_command(rules: Rules, names: Sequence[str], bots: Sequence[str], seed: 
         plain = True
     if plain:
         return play_plain(table, None if stdin is sys.stdin else stdin, write)
-    from noreturn.tui import run_tui  # noqa: PLC0415 - Textual loads only for this mode
+    from noreturn.tui.app import run_tui  # noqa: PLC0415 - Textual loads only for this mode
 
     run_tui(table, bot_delay, color)
     write(save_report(table))  # again, to say where (or show the record if nowhere)

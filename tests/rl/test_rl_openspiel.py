@@ -48,7 +48,7 @@ from noreturn.rl.openspiel import (
     utility_bounds,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "openspiel_ismcts.py"
 SMALL = "colors=3,max_value=6,hand_size=5"
 TINY = "colors=2,max_value=4,hand_size=3"

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from noreturn.engine import GameState, View, view
 from scenario import HANDS_2P, run, scenario, scoring_position, tiles
+
+from noreturn.engine import GameState, View, view
 
 VIEWERS = (None, 0, 1)
 

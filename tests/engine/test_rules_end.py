@@ -7,8 +7,9 @@ R6 and O1 O2 O3; the bag then holds R7 O4 O5 O6 O7.
 
 from __future__ import annotations
 
-from noreturn.engine import Exchange, Rules, Score, legal_actions
 from scenario import DEFAULT, HANDS_2P, TINY, TINY3, random_game, refused, run, scenario, tiles
+
+from noreturn.engine import Exchange, Rules, Score, legal_actions
 
 HANDS_3 = ["R1 R2 R3", "R4 R5 R6", "O1 O2 O3"]
 

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_records_roundtrip import VARIANTS, Game, snapshot_game
 
 from noreturn.engine import PLAY, GameState, Rules, tile_code, value_of
 from noreturn.records import Record, RecordError, check_record, parse_record, read_record
-from test_records_roundtrip import VARIANTS, Game, snapshot_game
 
-RECORDS = Path(__file__).parent / "records"
+RECORDS = Path(__file__).parent
 
 
 def _fixtures(folder: str) -> list[Path]:

@@ -226,7 +226,7 @@ def test_the_tuning_script_runs_and_prints_the_constants(capsys: pytest.CaptureF
     import importlib.util  # noqa: PLC0415
     from pathlib import Path  # noqa: PLC0415
 
-    path = Path(__file__).parents[1] / "benchmarks" / "tune_plan.py"
+    path = Path(__file__).parents[2] / "benchmarks" / "tune_plan.py"
     spec = importlib.util.spec_from_file_location("tune_plan", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -7,6 +7,7 @@ from math import prod
 from random import Random
 
 import pytest
+from scenario import DEFAULT, HANDS_2P, SIMPLE_HANDS, TINY, deal, refused, run, scenario, tiles
 
 from noreturn.engine import (
     COLOUR_LETTERS,
@@ -30,7 +31,6 @@ from noreturn.engine import (
     tiles_text,
     value_of,
 )
-from scenario import DEFAULT, HANDS_2P, SIMPLE_HANDS, TINY, deal, refused, run, scenario, tiles
 
 ONE_IN_BAG = Rules(players=2, colors=1, max_value=9, copies=1, hand_size=4)
 """R1..R9: after the deal the bag holds a single tile."""

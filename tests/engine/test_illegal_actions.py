@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from scenario import HANDS_2P, TINY, deal, refused, run, scenario, scoring_position, tiles
 
 from noreturn.engine import (
     Declare,
@@ -27,7 +28,6 @@ from noreturn.engine import (
     parse_tile,
     why_illegal,
 )
-from scenario import HANDS_2P, TINY, deal, refused, run, scenario, scoring_position, tiles
 
 
 def place(text: str) -> Place:

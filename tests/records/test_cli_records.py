@@ -8,13 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from test_records_roundtrip import VARIANTS, recorded_game
 from typer.testing import CliRunner
 
 from noreturn.cli import app
 from noreturn.records import write_record
-from test_records_roundtrip import VARIANTS, recorded_game
 
-RECORDS = Path(__file__).parent / "records"
+RECORDS = Path(__file__).parent
 SHARED = RECORDS / "shared"
 S03 = SHARED / "s03_score_whole_row_and_result.json"
 S10 = SHARED / "s10_3p_trigger_first_position_exchange_empty_bag.json"

@@ -38,7 +38,7 @@ from noreturn.engine import (
 )
 from noreturn.records import check_record
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "random_bot.py"
 MISBEHAVE = ROOT / "tests" / "bots" / "misbehave.py"
 PYTHON = shlex.quote(sys.executable)

@@ -1,4 +1,4 @@
-"""Golden legal-action counts ("perft") of fixed positions: tests/perft.json.
+"""Golden legal-action counts ("perft") of fixed positions: tests/engine/perft.json.
 
 A change in legal-action generation, in ``apply`` or in the end of the game shows up here
 as a changed count. The file's header defines the counts; ``benchmarks/perft.py --update``

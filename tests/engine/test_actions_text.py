@@ -5,6 +5,7 @@ from __future__ import annotations
 from random import Random
 
 import pytest
+from scenario import HANDS_2P, deal, scenario, scoring_position, tiles
 
 from noreturn.engine import (
     Action,
@@ -28,7 +29,6 @@ from noreturn.engine import (
     tile_code,
     tiles_text,
 )
-from scenario import HANDS_2P, deal, scenario, scoring_position, tiles
 
 EVERY_KIND: list[tuple[Action, str]] = [
     (Mulligan(), "mulligan"),

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from noreturn.engine import view
 from scenario import HANDS_2P, TINY3, run, scenario, scoring_position
+
+from noreturn.engine import view
 
 
 def test_score_is_score_pile_minus_rows() -> None:

@@ -4,6 +4,19 @@ from __future__ import annotations
 
 from collections import Counter
 
+from scenario import (
+    DEFAULT,
+    HANDS_2P,
+    SIMPLE_HANDS,
+    TINY,
+    random_game,
+    refused,
+    run,
+    scenario,
+    scoring_position,
+    tiles,
+)
+
 from noreturn.engine import (
     PLAY,
     Declare,
@@ -18,18 +31,6 @@ from noreturn.engine import (
     parse_action,
     parse_tile,
     view,
-)
-from scenario import (
-    DEFAULT,
-    HANDS_2P,
-    SIMPLE_HANDS,
-    TINY,
-    random_game,
-    refused,
-    run,
-    scenario,
-    scoring_position,
-    tiles,
 )
 
 RED, ORANGE, GREEN, BLUE = 0, 1, 3, 4

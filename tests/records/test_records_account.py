@@ -6,13 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
+from test_records_roundtrip import VARIANTS, Game, recorded_game
 
 from noreturn.engine import Rules
 from noreturn.records import Record, Verdict, read_record
 from noreturn.records.account import HIDDEN_EVENTS, write_account
-from test_records_roundtrip import VARIANTS, Game, recorded_game
 
-RECORDS = Path(__file__).parent / "records"
+RECORDS = Path(__file__).parent
 S03 = RECORDS / "shared" / "s03_score_whole_row_and_result.json"
 S21 = RECORDS / "shared" / "s21_last_mulligan_cannot_redraw_set_aside.json"
 NAMES = ["Ada", "Bea", "Cy", "Dot"]

@@ -14,6 +14,7 @@ import sys
 from random import Random
 
 import pytest
+from scenario import HANDS_2P, deal, refused, run, scenario, scoring_position, tiles
 
 from noreturn.engine import (
     RULE_CODES,
@@ -38,7 +39,6 @@ from noreturn.engine import (
 )
 from noreturn.rl.gymnasium import NoReturnEnv, resolve_action
 from noreturn.table import LocalTable, make_seats
-from scenario import HANDS_2P, deal, refused, run, scenario, scoring_position, tiles
 
 
 def coded(state: GameState, action: Action, code: str) -> None:

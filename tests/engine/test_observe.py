@@ -5,14 +5,13 @@ players): everyone observes the public part; a seat other than the actor and a s
 never receive a hidden tile (drawn or dealt, set aside, exchanged), while the actor does;
 and the public part holds only tiles that the spectators' view shows after the event.
 What the gate should give is worked out here from the states before and after each
-event, not from the gate. The words told from it (``noreturn.text.narrate``) name hidden tiles
-only for the actor. The no-leak tests by re-dealing are in tests/test_leak.py.
+event, not from the gate. The words told from it are tested in tests/text/test_narrate.py,
+the no-leak tests by re-dealing in tests/test_leak.py.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections import Counter
 from collections.abc import Iterator
 from random import Random
@@ -22,7 +21,6 @@ import pytest
 
 from noreturn.engine import (
     HIDING_KINDS,
-    MULLIGAN,
     PLAY,
     Event,
     EventKind,
@@ -43,7 +41,6 @@ from noreturn.engine import (
     start_event,
     view,
 )
-from noreturn.text.narrate import narrate_event, narrate_turn
 from strategies import Played, played_events
 
 SEEDS = range(4)
@@ -51,7 +48,6 @@ PLAYERS = (2, 3, 4)
 PLAYED_KINDS = set(EventKind) - {EventKind.START, EventKind.PASS}
 """Every kind a game plays. A pass never happens (every turn starts with a full hand) and
 the starting seat is chosen before the game: both are made by hand below."""
-TILE_CODE = re.compile(r"\b[ROYGBP]\d+\b")
 
 
 def games(players: int) -> Iterator[Played]:
@@ -215,40 +211,3 @@ def test_event_fields_are_reviewed() -> None:
     assert hiding == HIDING_KINDS
     seen = observe(draw_event(0, (33,)), 0)
     assert not hasattr(seen, "__dict__") and not hasattr(seen.public, "__dict__")
-
-
-# ------------------------------------------------------------------------ the words
-@pytest.mark.parametrize("players", PLAYERS)
-def test_the_words_name_hidden_tiles_for_the_actor_alone(players: int) -> None:
-    """Told from the gate's views, a hiding event names no tile for the others and names
-    each of its hidden tiles for the actor; every other event reads the same for all."""
-    for played in games(players):
-        event = played.event
-        names = {seat: narrate_event("X", observe(event, seat))
-                 for seat in observers(played.before)}
-        if event.kind not in HIDING_KINDS or not event.hidden:
-            assert len(set(names.values())) == 1, names
-            continue
-        for seat, line in names.items():
-            codes = TILE_CODE.findall(line)
-            if seat == event.actor:
-                assert len(codes) == len(event.hidden), line
-            else:
-                assert not codes and str(event.public.count) in line, line
-
-
-def test_a_turn_line_tells_the_refill_as_a_count_to_others() -> None:
-    played = played_events(Rules(), 3)
-    turn = next(i for i, p in enumerate(played)
-                if p.event.kind is EventKind.EXCHANGE and i + 1 < len(played)
-                and played[i + 1].event.kind is EventKind.DRAW
-                and played[i + 1].event.actor == p.event.actor
-                and played[i + 1].before.stage != MULLIGAN)
-    action, drawn = played[turn].event, played[turn + 1].event
-    actor = action.actor
-    mine = narrate_turn("Ada", observe(action, actor), observe(drawn, actor))
-    theirs = narrate_turn("Ada", observe(action, None), observe(drawn, None))
-    count = drawn.public.count
-    assert re.fullmatch(rf"Ada exchanged( [ROYGBP]\d+)+ and drew( [ROYGBP]\d+){{{count}}}", mine)
-    assert theirs == f"Ada exchanged {action.public.count} tile" + (
-        "s" if action.public.count != 1 else "") + f" and drew {count}"

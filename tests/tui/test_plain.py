@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +108,15 @@ def test_plain_switch_weighs_declaring_against_waiting_in_phase_1_only(tmp_path:
     assert said[1].endswith("(8 samples)")
     assert "nothing to weigh: you have declared phase 2 already" in said[2]
     assert "switch " in HELP
+
+
+def test_plain_prompts_do_not_load_textual() -> None:
+    """The plain prompts live in noreturn.tui beside the Textual app, yet never load it:
+    they start fast and work where Textual cannot; the app still loads on demand."""
+    probe = ("import sys, noreturn.cli, noreturn.tui, noreturn.tui.play, noreturn.tui.plain\n"
+             "print('textual' in sys.modules)\n"
+             "from noreturn.tui import run_tui\n"
+             "print('textual' in sys.modules, run_tui.__module__)\n")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.split() == ["False", "True", "noreturn.tui.app"]

@@ -1,6 +1,6 @@
 """Perft for No Return: legal-action counts of fixed positions, as a benchmark and golden data.
 
-    python benchmarks/perft.py            # replay tests/perft.json, time it, check the counts
+    python benchmarks/perft.py            # replay tests/engine/perft.json, time it, check counts
     python benchmarks/perft.py --update   # regenerate the positions and rewrite the file
 
 Each position is a game replayed from its action texts (draws included), so the file does
@@ -13,7 +13,7 @@ can be drawn.
 
 Without ``--update`` the script prints, per position, its counts, the time to generate its
 legal actions (best of several runs) and the perft nodes per second, and exits 1 if a
-count differs from the file. ``tests/test_perft.py`` checks the same counts.
+count differs from the file. ``tests/engine/test_perft.py`` checks the same counts.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from noreturn.engine import (
     rollout_action,
 )
 
-PERFT_FILE = Path(__file__).resolve().parent.parent / "tests" / "perft.json"
+PERFT_FILE = Path(__file__).resolve().parent.parent / "tests" / "engine" / "perft.json"
 FORMAT = "noreturn-perft/1"
 MAX_DEPTH = 3
 NODE_BUDGET = 60_000
@@ -94,7 +94,7 @@ phase 2 has long rows to score)."""
 
 
 DEFINITION = [
-    "Golden legal-action counts of fixed positions (tests/test_perft.py checks them).",
+    "Golden legal-action counts of fixed positions (tests/engine/test_perft.py checks them).",
     "A position is its action texts (draws included) played with the checked play() from",
     "new_game(Rules.from_dict(rules), start_player=start_player); seed, target and",
     "patience say how benchmarks/perft.py chose it and matter only to --update.",

@@ -7,8 +7,8 @@ it can see, and its view must not change. A control re-deal that changes the sea
 hand must change its view, so the test is shown able to fail. Events are tested the same
 way, for every kind: the event of the same shape in the re-dealt world (other tiles drawn,
 set aside or exchanged, the same public tiles) must look the same to every seat but the
-actor; a leaky gate planted as a control fails. tests/test_observe.py checks the event gate
-against the states around each event.
+actor; a leaky gate planted as a control fails. tests/engine/test_observe.py checks the event
+gate against the states around each event.
 """
 
 from __future__ import annotations

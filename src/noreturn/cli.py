@@ -31,7 +31,7 @@ def _output_dir(folder: Path | None) -> Path | None:
     """An output folder checked before the work starts, so no finished work is lost to it."""
     if folder is None:
         return None
-    from noreturn.outputs import check_output_dir  # noqa: PLC0415 - fast startup
+    from noreturn.files import check_output_dir  # noqa: PLC0415 - fast startup
 
     try:
         return check_output_dir(folder)
@@ -85,7 +85,7 @@ def play(
         min=0, help="seconds before a bot's move shows")] = 0.6,
 ) -> None:
     """Play against bots (or friends, --hotseat) full screen, or with plain prompts."""
-    from noreturn.play import play_command  # noqa: PLC0415 - keeps startup fast
+    from noreturn.tui.play import play_command  # noqa: PLC0415 - keeps startup fast
 
     names = [n.strip() for n in seat_name.split(",") if n.strip()] or ["Ada"]
     specs = [b.strip() for b in bots.split(",") if b.strip()]
@@ -113,7 +113,7 @@ def simulate(
         help="folder to write one record per game into", callback=_output_dir)] = None,
 ) -> None:
     """Random legal play: progress bar, mean score and win rate per seat, records."""
-    from noreturn.commands import simulate_command  # noqa: PLC0415 - keeps startup fast
+    from noreturn.sim.commands import simulate_command  # noqa: PLC0415 - keeps startup fast
 
     raise typer.Exit(simulate_command(_rules(players, rules), games, seed, policy.value, out))
 
@@ -125,7 +125,7 @@ def bench(
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
 ) -> None:
     """Engine speed: whole rollout games per second, and the hot paths' cost."""
-    from noreturn.commands import bench_command  # noqa: PLC0415 - keeps startup fast
+    from noreturn.sim.commands import bench_command  # noqa: PLC0415 - keeps startup fast
 
     raise typer.Exit(bench_command(players, seconds, as_json))
 

@@ -48,7 +48,7 @@ from noreturn.engine import (
     view,
 )
 from noreturn.records import RecordWriter, check_record, default_meta
-from noreturn.simulate import POLICIES, game_rng, play_random_game
+from noreturn.sim.simulate import POLICIES, game_rng, play_random_game
 from noreturn.table import LocalTable, Seat
 
 SMALL = Rules(players=2, colors=3, max_value=6, copies=2, hand_size=5, exchange_limit=3)

@@ -12,8 +12,8 @@ tiles, a SCORE's row tiles and payment) and the ``hidden`` tiles that only the a
 see (the tiles drawn or dealt, set aside at the mulligan, or exchanged). ``observe(event,
 observer)`` is the gate, in the spirit of OpenSpiel's observers: an ``EventView`` whose
 ``private`` part is filled only for the actor. Everything is data, so the words for an
-event (``noreturn.narrate``) and any other rendering start from the same facts, and the
-gate is tested once for every kind of event (tests/test_observe.py).
+event (``noreturn.text.narrate``) and any other rendering start from the same facts, and the
+gate is tested once for every kind of event (tests/engine/test_observe.py).
 
 Never hand an ``Event`` to a seat: give it ``observe(event, seat)``, as a seat is given
 ``view(state, seat)`` and never the state.

@@ -26,10 +26,10 @@ from noreturn.engine import (
     value_of,
     view,
 )
-from noreturn.narrate import narrate_event, plural, render_table
 from noreturn.records.reader import check_header
 from noreturn.records.validate import Step, Verdict, replay_states
 from noreturn.records.writer import Record
+from noreturn.text.narrate import narrate_event, plural, render_table
 
 Emit = Callable[[str], None]
 

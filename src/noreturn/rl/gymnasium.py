@@ -52,8 +52,8 @@ from noreturn.engine import (
     view,
     why_illegal,
 )
-from noreturn.narrate import narrate_game_over, render_table
 from noreturn.rl import features
+from noreturn.text.narrate import narrate_game_over, render_table
 
 ENV_ID = "noreturn/NoReturn-v0"
 """The id this module registers with Gymnasium."""

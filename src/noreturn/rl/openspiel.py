@@ -77,7 +77,6 @@ from noreturn.engine import (
     tiles_text,
     view,
 )
-from noreturn.narrate import narrate_event
 from noreturn.rl import features
 from noreturn.rl.openspiel_observer import (
     SHORT_NAME,
@@ -88,6 +87,7 @@ from noreturn.rl.openspiel_observer import (
     log_draw,
     seat_name,
 )
+from noreturn.text.narrate import narrate_event
 
 RULE_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
 DEFAULTS: dict[str, int] = {name: getattr(Rules(), name) for name in RULE_FIELDS}

@@ -3,7 +3,7 @@
 Split from ``noreturn.rl.openspiel`` (the game and its states), which uses all of it. Every
 string and tensor here starts from one of the engine's two gates: ``view(state, seat)`` for
 the table, ``observe(event, seat)`` for each line of the story, so what a seat reads is
-what the engine says it may see; ``noreturn.narrate`` words the events.
+what the engine says it may see; ``noreturn.text.narrate`` words the events.
 
 The story (``Table.log`` of the game module) is a list of engine ``Event``s, each kept in a
 ``Told`` with its words, plus, in a state imagined by ``resample_from_infostate``, one
@@ -31,8 +31,8 @@ from noreturn.engine import (
     tiles_text,
     view,
 )
-from noreturn.narrate import narrate_event, plural, render_table
 from noreturn.rl import features
+from noreturn.text.narrate import narrate_event, plural, render_table
 
 if TYPE_CHECKING:
     from noreturn.rl.openspiel import NoReturnState

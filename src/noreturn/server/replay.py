@@ -12,8 +12,8 @@ from typing import Any
 
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import EventKind, EventView, observe, view
-from noreturn.narrate import LAST_ROUND, narrate_game_over, narrate_turn
 from noreturn.records import Record, replay_states
+from noreturn.text.narrate import LAST_ROUND, narrate_game_over, narrate_turn
 
 
 def public_replay(record: Record) -> dict[str, Any]:

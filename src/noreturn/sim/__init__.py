@@ -2,7 +2,10 @@
 
 Runs on every local core or on a Ray cluster (``noreturn.sim.backends``); the figures come
 from ``noreturn.sim.stats`` and the picture from ``noreturn.sim.plot`` (imported on demand,
-as matplotlib is slow to load).
+as matplotlib is slow to load). Random legal play in bulk is ``noreturn.sim.simulate``, the
+engine's speed ``noreturn.sim.bench``; what ``noreturn simulate`` and ``noreturn bench``
+show is ``noreturn.sim.commands``, what ``noreturn tournament`` shows
+``noreturn.sim.report``.
 """
 
 from noreturn.sim.tournament import (

@@ -17,7 +17,7 @@ from rich.progress import (
 from rich.table import Table
 
 from noreturn.engine import NoReturnError, Rules
-from noreturn.outputs import OutputDir, OutputError
+from noreturn.files import OutputDir, OutputError
 from noreturn.sim.stats import wilson_interval
 from noreturn.sim.tournament import (
     BotStats,

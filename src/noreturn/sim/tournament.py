@@ -28,7 +28,7 @@ from typing import Any
 from noreturn.bots import Deck, make_bot, play_game
 from noreturn.bots.base import display_name, name_after_game
 from noreturn.engine import NoReturnError, Rules
-from noreturn.outputs import OutputDir
+from noreturn.files import OutputDir
 from noreturn.records import Record, write_record
 from noreturn.sim.backends import execute
 from noreturn.sim.stats import Pairwise, bradley_terry_elo, openskill_ratings, wilson_interval

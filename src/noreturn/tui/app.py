@@ -1,30 +1,29 @@
 """``noreturn play``: the full-screen game, a Textual app over a ``LocalTable``.
 
 The app owns only what is on screen: which tiles are selected, which candidate move is
-chosen, the row tail aimed at, and whose hand is shown. The game (turns, legality, bots'
-decisions, the log, undo, the record) is the table's. Bots think in a worker thread, so the
-screen stays alive during a one-second search; a bot's answer made for a game that has
-changed meanwhile (an undo) is dropped by the table. The switch advice is weighed the same
-way at each phase-1 turn of the shown player (``advice.py``).
+chosen, the row tail aimed at, and whose hand is shown; the layout and the drawing of all
+that are ``TableDisplay``'s (``display.py``), and this module adds what the keys, the
+buttons and the mouse do, and the game's flow. The game (turns, legality, bots' decisions,
+the log, undo, the record) is the table's. Bots think in a worker thread, so the screen
+stays alive during a one-second search; a bot's answer made for a game that has changed
+meanwhile (an undo) is dropped by the table. The switch advice is weighed the same way at
+each phase-1 turn of the shown player (``advice.py``).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from rich.text import Text
-from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button
 
-from noreturn.engine import Action, Declare, NoReturnError, Score, View
-from noreturn.outputs import OutputError
+from noreturn.engine import Declare, NoReturnError, Score
+from noreturn.files import OutputError
 from noreturn.table import BotMove, LocalTable
 from noreturn.tui import moves
 from noreturn.tui.advice import AdviceLine
-from noreturn.tui.moves import Candidate, Target
+from noreturn.tui.display import TableDisplay
+from noreturn.tui.moves import Target
 from noreturn.tui.screens import (
     ConfirmScreen,
     EndScreen,
@@ -32,37 +31,12 @@ from noreturn.tui.screens import (
     rules_screen,
     tracker_screen,
 )
-from noreturn.tui.tiles import log_text
-from noreturn.tui.widgets import HandView, MovePanel, PlayerPanel, score_help, status_text
-
-CSS = """
-Screen { layout: vertical; }
-#status { height: 1; background: $boost; padding: 0 1; }
-#main { height: 1fr; }
-#left { width: 2fr; }
-#opponents { height: auto; max-height: 50%; }
-PlayerPanel { border: round $primary-darken-2; padding: 0 1; height: auto; width: 1fr; }
-#me { border: round $accent; }
-HandView { border: round $accent; height: 5; padding: 0 1; }
-#move { border: round $secondary; height: auto; padding: 0 1; }
-#message { height: auto; min-height: 1; }
-#advice { height: 1; }
-#buttons { height: 1; }
-#buttons Button { min-width: 8; margin: 0 1 0 0; }
-#logbox { width: 1fr; border: round $primary-darken-2; }
-.dialog { width: 64; height: auto; border: thick $warning; padding: 1 2; background: $panel; }
-.dialog.wide { width: 96; }
-.buttons { height: 3; margin-top: 1; }
-ConfirmScreen, TextScreen, HandoverScreen, EndScreen { align: center middle; }
-"""
+from noreturn.tui.widgets import HandView, MovePanel, PlayerPanel
 
 
-class NoReturnApp(App[str]):
+class NoReturnApp(TableDisplay):
     """The table on screen; the app's result is the saved record's path (or "")."""
 
-    CSS = CSS
-    TITLE = "No Return"
-    ENABLE_COMMAND_PALETTE = False
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
         Binding("enter", "play", "play", key_display="⏎"),
         Binding("d", "declare", "declare"),
@@ -88,67 +62,6 @@ class NoReturnApp(App[str]):
         Binding("plus,equals_sign", "resize(1)", show=False),
         Binding("minus", "resize(-1)", show=False),
     ]
-
-    def __init__(self, table: LocalTable, bot_delay: float = 0.6, color: bool = True,
-                 advice_worlds: int | None = None) -> None:
-        """Show ``table``; bots wait ``bot_delay`` seconds before moving, so moves can be seen.
-
-        Without ``color`` the screen is monochrome (tiles keep their letters and symbols).
-        ``advice_worlds`` fixes the switch advisor's budget (None: a time), for tests.
-        """
-        if not color:
-            os.environ["NO_COLOR"] = "1"  # Textual's own switch to a monochrome screen
-        super().__init__()
-        self.table = table
-        self.bot_delay = bot_delay
-        self.color = color
-        self.shown = table.humans[0] if table.humans else 0
-        self.revealed = len(table.humans) <= 1
-        self.selected: set[int] = set()
-        self.cursor = 0
-        self.choice = ""
-        self.target: Target | None = None
-        self.bot_busy = False
-        self.hinted: Action | None = None
-        self.advice_worlds = advice_worlds
-        self._message = Text()
-        self._handing_over = False
-        self._ended = False
-        self._save_problem = ""
-
-    # ------------------------------------------------------------------- layout
-    def compose(self) -> ComposeResult:
-        """Status line; opponents, you, your hand and the move; the log; the keys."""
-        yield Static(id="status")
-        with Horizontal(id="main"):
-            with Vertical(id="left"):
-                with Horizontal(id="opponents"):
-                    for i in range(len(self.table.seats) - 1):
-                        yield PlayerPanel(id=f"opponent{i}")
-                yield PlayerPanel(id="me")
-                yield HandView(id="hand")
-                with Vertical(id="move"):
-                    yield MovePanel(id="candidates")
-                    yield Static(id="message")
-                    yield AdviceLine(self.table, self.advice_worlds, self.color, id="advice")
-                    with Horizontal(id="buttons"):
-                        for ident, label in (("play", "Play ⏎"), ("declare", "Declare"),
-                                             ("hint", "Hint"), ("undo", "Undo"),
-                                             ("tracker", "Tiles"), ("rules", "Rules"),
-                                             ("quit_game", "Quit")):
-                            yield Button(label, id=ident, compact=True)
-            with VerticalScroll(id="logbox"):
-                yield Static(id="log")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        """Keys go to the app, not to a focused button; then the game goes on."""
-        for button in self.query(Button):
-            button.can_focus = False
-        self.query_one("#hand").border_title = "Your hand"
-        self.query_one("#move").border_title = "Your move"
-        self.query_one("#logbox").border_title = "Log"
-        self.after_change()
 
     # -------------------------------------------------------------- game flow
     def after_change(self) -> None:
@@ -221,96 +134,6 @@ class NoReturnApp(App[str]):
         except OutputError as exc:
             self._save_problem = str(exc)
             return ""
-
-    # ------------------------------------------------------------------ drawing
-    def seen(self) -> View:
-        """The table as the shown player may see it."""
-        return self.table.view_for(self.shown)
-
-    def order(self) -> list[int]:
-        """The shown hand in screen order."""
-        return moves.hand_order(self.seen().hand or ())
-
-    def picked(self) -> tuple[int, ...]:
-        """The selected tiles."""
-        order = self.order()
-        return tuple(order[i] for i in sorted(self.selected) if i < len(order))
-
-    def candidates(self) -> list[Candidate]:
-        """The candidate moves for the selection (none when it is not your turn)."""
-        seen = self.seen()
-        if not seen.my_turn or not self.revealed:
-            return []
-        return moves.candidates(self.table, seen, self.picked(), self._target(seen))
-
-    def _target(self, seen: View) -> Target | None:
-        if self.target is None or not seen.rows[self.shown][self.target.row]:
-            self.target = moves.first_target(seen)
-        return self.target
-
-    def current(self) -> Candidate | None:
-        """The chosen candidate."""
-        options = self.candidates()
-        for option in options:
-            if option.key == self.choice:
-                return option
-        return options[0] if options else None
-
-    def redraw(self) -> None:
-        """Draw everything from the table and the selection."""
-        seen = self.seen()
-        self._draw_status(seen)
-        self._draw_players(seen)
-        order = self.order() if self.revealed else None
-        self.query_one(HandView).show(order, self.selected, self.cursor, self.color)
-        self._draw_move(seen)
-        self.query_one(AdviceLine).follow(self.shown if self.revealed else None)
-        self.query_one("#message", Static).update(self._message)
-        log = self.table.log(self.shown) if self.revealed else []
-        self.query_one("#log", Static).update(log_text(log[-300:], self.color))
-        self.query_one("#logbox", VerticalScroll).scroll_end(animate=False)
-
-    def _draw_status(self, seen: View) -> None:
-        thinking = self.bot_busy or self.table.bot_to_move()
-        self.query_one("#status", Static).update(
-            status_text(seen, self.table.names, thinking))
-
-    def _draw_players(self, seen: View) -> None:
-        count = len(self.table.seats)
-        others = [(self.shown + i) % count for i in range(1, count)]
-        for i, seat in enumerate(others):
-            self.query_one(f"#opponent{i}", PlayerPanel).show(
-                seen, seat, self._title(seat), self.color)
-        aim = self.target if seen.phases[self.shown] == 2 and seen.my_turn else None
-        self.query_one("#me", PlayerPanel).show(
-            seen, self.shown, f"{self._title(self.shown)} (you)", self.color, aim)
-
-    def _title(self, seat: int) -> str:
-        spec = self.table.seats[seat].bot
-        return self.table.names[seat] + (f" [{spec}]" if spec else "")
-
-    def _draw_move(self, seen: View) -> None:
-        panel = self.query_one(MovePanel)
-        options = self.candidates()
-        if not options:
-            panel.show([], "", [Text("Waiting…" if not seen.is_over else "Game over.",
-                                     style="dim")], self.color)
-            return
-        current = self.current()
-        self.choice = current.key if current else ""
-        help_lines = score_help(self.table, seen, self.target, self.color)
-        panel.show(options, self.choice, help_lines, self.color)
-
-    def say(self, text: str, style: str = "") -> None:
-        """Show a message under the moves."""
-        self._message = Text(text, style=style if self.color else "bold")
-        self.query_one("#message", Static).update(self._message)
-
-    def _reset_selection(self) -> None:
-        self.selected.clear()
-        self.cursor = 0
-        self.target = None
-        self.hinted = None
 
     # ------------------------------------------------------------------ actions
     def _covered(self) -> bool:

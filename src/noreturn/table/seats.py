@@ -1,0 +1,63 @@
+"""The seats of a local game, and where its record is saved by default.
+
+Kept apart from the table logic (``noreturn.table`` re-exports all of it): who sits where
+is decided before a game exists, by the command line and the server alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from noreturn.files import data_dir
+
+BOT_NAMES = ("Bea", "Cy", "Dot", "Eve")
+DEFAULT_BOT = "medium"
+
+
+def default_save_dir() -> Path:
+    """Where games are saved: ``$XDG_DATA_HOME/noreturn/games``."""
+    return data_dir() / "games"
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat: a person (``bot`` is None) or a bot given by its spec (``medium``, ...)."""
+
+    name: str
+    bot: str | None = None
+
+    @property
+    def human(self) -> bool:
+        """Whether a person plays this seat."""
+        return self.bot is None
+
+    def record_entry(self) -> dict[str, str]:
+        """The seat as a record's ``players`` entry, the bot spec as an extra key.
+
+        The entry is described in docs/record-format.md, "Players".
+        """
+        if self.bot is None:
+            return {"name": self.name, "kind": "human"}
+        return {"name": self.name, "kind": "bot", "policy": self.bot}
+
+
+def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str] = (),
+               hotseat: bool = False) -> list[Seat]:
+    """The seats of a local game: people first, then bots.
+
+    Without ``hotseat`` seat 0 is the one person and the others are bots, their specs
+    cycled from ``bots`` (default ``medium``). With ``hotseat`` every seat is a person;
+    missing names become ``Player N``.
+    """
+    if hotseat:
+        return [Seat(names[i] if i < len(names) else f"Player {i + 1}")
+                for i in range(players)]
+    specs = list(bots) or [DEFAULT_BOT]
+    human = names[0] if names else "Ada"
+    others = [n for n in BOT_NAMES if n != human]
+    return [Seat(human)] + [Seat(others[i], specs[i % len(specs)]) for i in range(players - 1)]
+
+
+__all__ = ["BOT_NAMES", "DEFAULT_BOT", "Seat", "default_save_dir", "make_seats"]

@@ -1,0 +1,244 @@
+"""``noreturn play --plain``: the game as plain line prompts.
+
+For terminals without full-screen support and for scripts: it reads moves as text lines
+(the shared action text, or a number from the ``?`` list) and writes plain lines. The game
+itself is a ``LocalTable``, shared with the full-screen app; this module only asks and shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from noreturn.engine import (
+    MULLIGAN,
+    Action,
+    Declare,
+    Mulligan,
+    NoReturnError,
+    Rules,
+    make_tile,
+    parse_action,
+    parse_tile,
+    tile_code,
+)
+from noreturn.files import OutputError
+from noreturn.records import dumps
+from noreturn.table import LocalTable, default_save_dir, make_seats
+from noreturn.text.narrate import render_table
+
+LIST_LIMIT = 40
+HELP = """\
+Type a move, or a number from the list that ? shows:
+  place R11 R9          put tiles of one colour on your row of that colour (phase 1)
+  exchange B3 G7        remove 1-4 tiles from the game and draw as many
+  declare               switch to phase 2 for good; then score or exchange this turn
+  score R x2 pay B7 B5  score the 2 lowest tiles of your R row, paying with blue tiles
+  ? [word]              list your legal moves (optionally only those containing word)
+  hint                  a suggested move and why;  undo  take back your last move (vs bots)
+  switch                phase 1: declaring now against waiting, as sampled games end
+  tiles                 how many of each tile you have not seen yet
+  rules                 the rules in brief;  quit  stop (the game so far is saved)
+At the mulligan, type the tiles to set aside (R3 B5) or press Enter to keep your hand."""
+RULES_BRIEF = """\
+No Return in brief: 132 tiles, 6 colours, values 1-11, two of each. Phase 1: each turn
+EXCHANGE up to 4 tiles or PLACE tiles of one colour on your row of that colour, each no
+higher than the row's lowest tile. When you like, DECLARE phase 2 (there is no return):
+then each turn EXCHANGE or SCORE the lowest tiles of a row, paying with hand tiles of one
+colour worth at least their sum. Refill to 8 after each turn. When the bag runs empty the
+round is finished. Score = your score pile minus the tiles still in your rows."""
+
+__all__ = ["HELP", "RULES_BRIEF", "PlainGame", "QuitError", "default_save_dir", "play_plain",
+           "run_plain", "save_report", "tracker_lines"]
+
+
+class QuitError(Exception):
+    """The person stopped the game (``quit`` or end of input)."""
+
+
+class PlainGame:
+    """Asks the people at a ``LocalTable`` for their moves on text lines."""
+
+    def __init__(self, table: LocalTable, read: Callable[[str], str],
+                 write: Callable[[str], None], advice_worlds: int | None = None) -> None:
+        """Play ``table`` reading lines with ``read(prompt)`` and writing with ``write``;
+        ``advice_worlds`` fixes the switch advisor's budget (None: its default time)."""
+        self.table = table
+        self.advice_worlds = advice_worlds
+        self.read, self.write = read, write
+        self.hotseat = len(table.humans) > 1
+        self._shown = dict.fromkeys(table.humans, 0)  # log lines each person has seen
+        self._last_person: int | None = None
+
+    def run(self) -> None:
+        """Play to the end, or until ``QuitError``."""
+        table = self.table
+        me = table.humans[0]
+        self.write(f"No Return: you are {table.names[me]}, seat {me}. Type help for the moves."
+                   if not self.hotseat else
+                   f"No Return, hot seat: {', '.join(table.names)}. Type help for the moves.")
+        while not table.is_over():
+            table.run_bots()
+            seat = table.to_move()
+            if seat is None:
+                break
+            self._hand_over(seat)
+            self._show_log(seat)
+            self._turn(seat)
+        for seat in table.humans if not self.hotseat else []:
+            self._show_log(seat)
+
+    def _hand_over(self, seat: int) -> None:
+        """In a hot-seat game, let the next person take the keyboard before their hand shows."""
+        if self.hotseat and seat != self._last_person:
+            self.read(f"-- pass the keyboard to {self.table.names[seat]}, then press Enter --")
+        self._last_person = seat
+
+    def _show_log(self, seat: int) -> None:
+        lines = self.table.log(seat)
+        for line in lines[self._shown[seat]:]:
+            self.write(line)
+        self._shown[seat] = len(lines)
+
+    def _turn(self, seat: int) -> None:
+        """Ask until one legal move (or an undo) has been made."""
+        table = self.table
+        self.write("")
+        self.write(render_table(table.view_for(seat), table.names))
+        prompt = "mulligan> " if table.state.stage == MULLIGAN else "your move> "
+        if self.hotseat:
+            prompt = f"{table.names[seat]}, {prompt}"
+        start = table.version
+        while True:
+            line = self.read(prompt).strip()
+            try:
+                action = self._interpret(line)
+            except NoReturnError as exc:
+                self.write(f"  {exc}")
+                continue
+            if action is None:
+                if table.version != start:
+                    return  # an undo changed the game: show the table again
+                continue
+            problem = table.try_action(action)
+            if problem is None:
+                return
+            self.write(f"  not allowed: {problem}")
+
+    def _interpret(self, line: str) -> Action | None:
+        """The action a line asks for, or ``None`` after answering a question."""
+        word = line.split(maxsplit=1)[0].lower() if line.split() else ""
+        answer = self._question(word, line)
+        if answer is not None:
+            self.write(answer)
+            return None
+        if line.isdigit():
+            return self._numbered(int(line))
+        if self.table.state.stage == MULLIGAN and (not line or word in ("keep", "none")):
+            return Mulligan(())
+        if self.table.state.stage == MULLIGAN and word != "mulligan":
+            return Mulligan(tuple(parse_tile(w) for w in line.split()))
+        action = parse_action(line)
+        if isinstance(action, Declare) and not self._confirm():
+            return None
+        return action
+
+    def _question(self, word: str, line: str) -> str | None:
+        """The answer to a line that asks rather than moves, or None for a move."""
+        if word in ("quit", "exit"):
+            raise QuitError
+        if word in ("help", "h"):
+            return HELP
+        if word == "rules":
+            return RULES_BRIEF
+        if word == "hint":
+            action, reason = self.table.hint()
+            return f"  hint: {action}  ({reason})"
+        if word == "switch":
+            return f"  switch: {self.table.switch_advice(worlds=self.advice_worlds).text()}"
+        if word == "undo":
+            problem = self.table.undo()
+            return f"  {problem or 'undone: your move again (the bag is shuffled afresh)'}"
+        if word in ("tiles", "tracker"):
+            return "\n".join(tracker_lines(self.table, self.table.state.to_move))
+        if word == "?" or line.startswith("?"):
+            return self._list(line[1:].strip())
+        return None
+
+    def _confirm(self) -> bool:
+        answer = self.read("declare phase 2? You can never place again. [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+
+    def _list(self, word: str) -> str:
+        actions = self.table.legal_actions()
+        shown = [(i, a) for i, a in enumerate(actions) if word.lower() in str(a)]
+        lines = [f"  {i:4d}  {action}" for i, action in shown[:LIST_LIMIT]]
+        if len(shown) > LIST_LIMIT:
+            lines.append(f"  ... {len(shown) - LIST_LIMIT} more: narrow the list, "
+                         "e.g. ? score R")
+        return "\n".join(lines) or "  no move matches"
+
+    def _numbered(self, number: int) -> Action:
+        actions = self.table.legal_actions()
+        if not 0 <= number < len(actions):
+            raise NoReturnError(f"there is no move {number}: type ? to list them")
+        return actions[number]
+
+
+def tracker_lines(table: LocalTable, seat: int) -> list[str]:
+    """The tile tracker as text: for each colour, the unseen count of every value."""
+    unseen = table.unseen(seat)
+    rules = table.rules
+    lines = [f"  unseen tiles ({sum(unseen.values())}), value:count"]
+    for colour in range(rules.colors):
+        tiles = [make_tile(colour, v) for v in range(rules.max_value, 0, -1)]
+        lines.append("  " + " ".join(f"{tile_code(t)}:{unseen[t]}" for t in tiles))
+    return lines
+
+
+def run_plain(players: int = 2, name: str = "Ada", seed: int | None = None,
+              stdin: TextIO | None = None, save_dir: Path | None = None,
+              write: Callable[[str], None] = print, bots: Sequence[str] = (),
+              hotseat: bool = False, rules: Rules | None = None,
+              names: Sequence[str] = ()) -> int:
+    """Play one plain game on standard input and output; returns the exit code."""
+    seats = make_seats(players, list(names) or [name], bots, hotseat)
+    table = LocalTable(seats, rules or Rules(players=players), seed, save_dir)
+    return play_plain(table, stdin, write)
+
+
+def play_plain(table: LocalTable, stdin: TextIO | None = None,
+               write: Callable[[str], None] = print) -> int:
+    """Play ``table`` on text lines (``stdin``, or the terminal); saves the record at the end."""
+    def read(prompt: str) -> str:
+        if stdin is None:
+            return input(prompt)
+        write(prompt)
+        line = stdin.readline()
+        if not line:
+            raise QuitError
+        return line
+
+    try:
+        PlainGame(table, read, write).run()
+    except (QuitError, EOFError, KeyboardInterrupt):
+        write("game stopped.")
+    if table.is_over():
+        write("\n".join(["final scores:", *(f"  {line}" for line in table.result_lines())]))
+    write(save_report(table))
+    return 0
+
+
+def save_report(table: LocalTable) -> str:
+    """Save the record and say where, and why elsewhere when its folder failed.
+
+    When no folder at all takes it, the record itself is the answer, to keep by hand: a
+    finished game is never lost to a path.
+    """
+    try:
+        path = table.save()
+    except OutputError as exc:
+        return f"{exc}\nthe record, to keep as a .json file:\n{dumps(table.record())}"
+    where = f"record saved: {path}  (see it again: noreturn replay {path})"
+    return where if table.save_note is None else f"{table.save_note}; {where}"

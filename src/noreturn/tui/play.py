@@ -1,0 +1,42 @@
+"""``noreturn play``: seat the players, then the full-screen game or plain prompts.
+
+The full-screen app needs a terminal on both ends; when input or output is a pipe or a
+file (a script, a CI log) the same game is played with plain prompts instead, so a
+command that works interactively also works in a script.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from noreturn.engine import NoReturnError, Rules
+from noreturn.table import LocalTable, make_seats
+from noreturn.tui.plain import play_plain, save_report
+
+
+def play_command(rules: Rules, names: Sequence[str], bots: Sequence[str], seed: int | None,
+                 hotseat: bool = False, color: bool = True, plain: bool = False,
+                 save_dir: Path | None = None, bot_delay: float = 0.6,
+                 stdin: TextIO | None = None, stdout: TextIO | None = None,
+                 write: Callable[[str], None] = print) -> int:
+    """Play one game; returns the exit code (2 for a bad bot spec or seat list)."""
+    stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
+    try:
+        table = LocalTable(make_seats(rules.players, names, bots, hotseat), rules, seed,
+                           save_dir)
+    except NoReturnError as exc:
+        write(f"error: {exc}")
+        return 2
+    if not plain and not (stdin.isatty() and stdout.isatty()):
+        write("(not a terminal: playing with plain prompts; --plain says so explicitly)")
+        plain = True
+    if plain:
+        return play_plain(table, None if stdin is sys.stdin else stdin, write)
+    from noreturn.tui.app import run_tui  # noqa: PLC0415 - Textual loads only for this mode
+
+    run_tui(table, bot_delay, color)
+    write(save_report(table))  # again, to say where (or show the record if nowhere)
+    return 0

@@ -1,0 +1,164 @@
+"""``noreturn validate`` and ``noreturn replay`` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from test_records_roundtrip import VARIANTS, recorded_game
+from typer.testing import CliRunner
+
+from noreturn.cli import app
+from noreturn.records import write_record
+
+RECORDS = Path(__file__).parent
+SHARED = RECORDS / "shared"
+S03 = SHARED / "s03_score_whole_row_and_result.json"
+S10 = SHARED / "s10_3p_trigger_first_position_exchange_empty_bag.json"
+S20 = SHARED / "s20_dense_ranks_are_wrong.json"
+S21 = SHARED / "s21_last_mulligan_cannot_redraw_set_aside.json"
+TILE = re.compile(r"\b[ROYGBP]\d{1,2}\b")
+
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, list[str]]:
+    result = runner.invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output.splitlines()
+
+
+def test_validate_ok_with_scores() -> None:
+    code, lines = run("validate", str(S03), str(S10))
+    assert code == 0
+    assert lines == [f"OK {S03} scores=[8, -3]", f"OK {S10} scores=[0, 0, -7]"]
+
+
+def test_validate_every_shared_example() -> None:
+    paths = sorted(p for p in SHARED.glob("*.json") if ".expect." not in p.name)
+    code, lines = run("validate", *map(str, paths))
+    assert code == 1 and len(lines) == len(paths)
+    for path, line in zip(paths, lines, strict=True):
+        expect = json.loads(path.with_suffix(".expect.json").read_text(encoding="utf-8"))
+        if expect["valid"]:
+            assert line == f"OK {path} scores={expect['scores']}"
+        else:
+            assert line.startswith(f"INVALID {path} event {expect['event']}: ")
+            assert line.endswith(f"[{expect['why']}]")
+
+
+def test_validate_invalid_names_the_event() -> None:
+    code, lines = run("validate", str(S21))
+    assert code == 1
+    assert lines == [f"INVALID {S21} event 4: draw R4 O1 by player 1: R4 is not in the bag "
+                     f"[tile-not-in-bag]"]
+    code, lines = run("validate", str(S20))
+    assert code == 1 and lines[0].startswith(f"INVALID {S20} event 10: result: ranks")
+
+
+def test_validate_game_in_progress(tmp_path: Path) -> None:
+    record = json.loads(S03.read_text(encoding="utf-8"))
+    del record["result"]
+    record["events"] = record["events"][:7]
+    path = write_record(record, tmp_path / "open.json")
+    code, lines = run("validate", str(path))
+    assert code == 0
+    assert lines == [f"OK {path} in progress: player 1 to draw 2 tiles"]
+
+
+def test_validate_errors_for_files_that_are_not_records(tmp_path: Path) -> None:
+    text = tmp_path / "notes.json"
+    text.write_text("this is not JSON", encoding="utf-8")
+    array = tmp_path / "array.json"
+    array.write_text("[1, 2, 3]", encoding="utf-8")
+    other = tmp_path / "other.json"
+    other.write_text('{"format": "chess", "moves": []}', encoding="utf-8")
+    missing = tmp_path / "missing.json"
+    code, lines = run("validate", str(S03), str(text), str(array), str(other), str(missing))
+    assert code == 1
+    assert lines[0] == f"OK {S03} scores=[8, -3]"
+    assert lines[1].startswith(f"ERROR {text}: not JSON: ")
+    assert lines[2] == f"ERROR {array}: not a record: a record is a JSON object, not a list"
+    assert lines[3].startswith(f"ERROR {other}: ")
+    assert lines[4] == f"ERROR {missing}: cannot read {missing}: no such file; check the path"
+    assert len(lines) == 5
+
+
+def test_validate_a_folder_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    code, lines = run("validate", str(tmp_path))
+    assert code == 1 and lines == [f"ERROR {tmp_path}: cannot read {tmp_path}: it is a folder; "
+                                   f"name a record file"]
+
+
+def test_validate_generated_games(tmp_path: Path) -> None:
+    paths = []
+    for i, rules in enumerate(VARIANTS[:6]):
+        game = recorded_game(rules, i)
+        paths.append(write_record(game.record, tmp_path / f"g{i}.json"))
+    code, lines = run("validate", *map(str, paths))
+    assert code == 0
+    assert all(line.startswith("OK ") and " scores=[" in line for line in lines)
+
+
+def test_replay_without_seat_tells_everything() -> None:
+    code, lines = run("replay", str(S03))
+    assert code == 0
+    assert "  P1 was dealt O4 O3 O1" in lines
+    assert "  P1: 1 - 4 = -3, rank 2" in lines
+
+
+def test_replay_with_seat_hides_the_other_hand() -> None:
+    code, lines = run("replay", str(S03), "--seat", "0")
+    assert code == 0
+    assert "  P0 was dealt R4 R3 R1" in lines
+    assert "  P1 was dealt 3 tiles" in lines
+    assert "  P1 drew 2 tiles" in lines
+    assert "  P1 exchanged 1 tile" in lines
+    assert not any(line.strip().startswith("P1's hand") for line in lines)
+    assert any(line.strip() == "your hand: R1 R2 R2" for line in lines)
+
+
+def test_replay_seat_never_shows_the_other_players_dealt_or_drawn_tiles(tmp_path: Path) -> None:
+    names = [{"name": n, "kind": "bot"} for n in ("Ada", "Bea", "Cy")]
+    for seed in range(3):
+        game = recorded_game(VARIANTS[1], seed, players=names)
+        path = write_record(game.record, tmp_path / f"g{seed}.json")
+        code, lines = run("replay", str(path), "--seat", "2")
+        assert code == 0
+        for line in lines:
+            if line.strip().startswith(("Ada ", "Bea ")) and any(
+                verb in line for verb in (" was dealt ", " drew ", " set aside ", " exchanged ")
+            ):
+                assert not TILE.search(line), line
+        assert sum(" was dealt 8 tiles" in line for line in lines) == 2
+
+
+def test_replay_invalid_record_exits_1_after_the_problem() -> None:
+    code, lines = run("replay", str(S21))
+    assert code == 1
+    assert lines[-1] == ("INVALID record: event 4: draw R4 O1 by player 1: R4 is not in the bag "
+                         "[tile-not-in-bag]")
+    code, lines = run("replay", str(S21), "--seat", "0")
+    assert code == 1 and "R4" not in lines[-1]
+
+
+def test_replay_errors(tmp_path: Path) -> None:
+    code, lines = run("replay", str(tmp_path / "none.json"))
+    assert code == 1 and lines[0].startswith("ERROR ") and "no such file" in lines[0]
+    code, lines = run("replay", str(S03), "--seat", "5")
+    assert code == 2 and lines == ["ERROR --seat 5: this game has seats 0 to 1"]
+
+
+def test_console_script_validate() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "noreturn", "validate", str(S03), str(S21)],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[0] == f"OK {S03} scores=[8, -3]"
+    assert result.stdout.splitlines()[1].startswith(f"INVALID {S21} event 4:")
+    assert result.stderr == ""

@@ -1,0 +1,122 @@
+"""``noreturn play --plain``: a whole game fed on standard input."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from noreturn.table import LocalTable, make_seats
+from noreturn.tui.plain import HELP, PlainGame, QuitError, run_plain
+
+
+def play_fed(lines: str, tmp_path: Path, seed: int = 5) -> tuple[str, dict[str, Any]]:
+    out: list[str] = []
+    code = run_plain(players=2, name="Ada", seed=seed, stdin=io.StringIO(lines),
+                     save_dir=tmp_path, write=out.append)
+    assert code == 0
+    saved = list(tmp_path.glob("*.json"))
+    assert len(saved) == 1
+    return "\n".join(out), json.loads(saved[0].read_text())
+
+
+def test_whole_game_on_standard_input_ends_with_scores_and_a_saved_record(
+    tmp_path: Path,
+) -> None:
+    # "1" is always legal for the human: at the mulligan it sets aside the lowest tile,
+    # in phase 1 (0 is declare) it exchanges the lowest tile.
+    text, record = play_fed("1\n" * 400, tmp_path)
+    assert "final scores:" in text
+    assert "result" in record
+    assert record["players"][0] == {"name": "Ada", "kind": "human"}
+    assert f"record saved: {tmp_path}" in text
+
+
+def test_illegal_and_garbled_moves_are_explained_and_change_nothing(tmp_path: Path) -> None:
+    text, record = play_fed("\nplace Q3\nscore R x1 pay R1\nquit\n", tmp_path)
+    assert "is not a tile" in text
+    assert "not allowed: you are in phase 1" in text
+    assert "game stopped." in text
+    mine = [e["type"] for e in record["events"] if e["player"] == 0]
+    assert mine == ["deal", "mulligan"]
+    assert "result" not in record
+
+
+def test_declare_asks_for_confirmation(tmp_path: Path) -> None:
+    text, record = play_fed("\ndeclare\nn\nquit\n", tmp_path)
+    assert "declare phase 2? You can never place again." in text
+    assert not any(e["type"] == "declare" and e["player"] == 0 for e in record["events"])
+
+
+def test_the_play_command_falls_back_to_plain_prompts_without_a_terminal(
+    tmp_path: Path,
+) -> None:
+    from typer.testing import CliRunner  # noqa: PLC0415 - only these tests need it
+
+    from noreturn.cli import app  # noqa: PLC0415
+    from noreturn.records import check_record  # noqa: PLC0415
+
+    result = CliRunner().invoke(app, ["play", "--seed", "3", "--bots", "easy",
+                                      "--save-dir", str(tmp_path)], input="1\n" * 400)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("(not a terminal: playing with plain prompts")
+    assert "final scores:" in result.output
+    (saved,) = tmp_path.glob("*.json")
+    record = json.loads(saved.read_text())
+    assert check_record(record).valid and "result" in record
+    assert record["players"][1]["policy"] == "easy"
+
+
+def test_plain_hint_undo_and_tile_tracker(tmp_path: Path) -> None:
+    text, record = play_fed("hint\ntiles\nundo\n\nundo\nquit\n", tmp_path, seed=7)
+    assert "  hint: mulligan" in text
+    assert "unseen tiles (" in text and "R11:" in text
+    assert "nothing to undo yet" in text
+    assert "undone: your move again" in text
+    mine = [e["type"] for e in record["events"] if e["player"] == 0]
+    assert mine == ["deal"]  # the mulligan was taken back
+
+
+def test_plain_hotseat_hands_the_keyboard_over(tmp_path: Path) -> None:
+    out: list[str] = []
+    code = run_plain(players=2, names=["Ada", "Bob"], hotseat=True, seed=2,
+                     stdin=io.StringIO("\n1\n\n1\n\nquit\n"), save_dir=tmp_path,
+                     write=out.append)
+    text = "\n".join(out)
+    assert code == 0
+    assert "pass the keyboard to Ada" in text and "pass the keyboard to Bob" in text
+    assert "Ada, mulligan> " in text and "Bob, mulligan> " in text
+    bobs = text[text.index("pass the keyboard to Bob"):text.index("Bob, mulligan> ")]
+    assert "Ada was dealt 8 tiles" in bobs and "Ada set aside 1 tile and drew 1" in bobs
+
+
+def test_plain_switch_weighs_declaring_against_waiting_in_phase_1_only(tmp_path: Path) -> None:
+    lines = iter(["switch", "", "switch", "declare", "y", "switch", "quit"])
+    out: list[str] = []
+    table = LocalTable(make_seats(2, ["Ada"], ["greedy"]), seed=5, save_dir=tmp_path)
+    game = PlainGame(table, lambda _: next(lines), out.append, advice_worlds=8)
+    with pytest.raises(QuitError):
+        game.run()
+    said = [line for line in out if "weigh" in line or "switch:" in line]
+    assert said[0] == "  nothing to weigh: the mulligan comes first"
+    assert said[1].startswith("  switch: declare now: margin ")
+    assert said[1].endswith("(8 samples)")
+    assert "nothing to weigh: you have declared phase 2 already" in said[2]
+    assert "switch " in HELP
+
+
+def test_plain_prompts_do_not_load_textual() -> None:
+    """The plain prompts live in noreturn.tui beside the Textual app, yet never load it:
+    they start fast and work where Textual cannot; the app still loads on demand."""
+    probe = ("import sys, noreturn.cli, noreturn.tui, noreturn.tui.play, noreturn.tui.plain\n"
+             "print('textual' in sys.modules)\n"
+             "from noreturn.tui import run_tui\n"
+             "print('textual' in sys.modules, run_tui.__module__)\n")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.split() == ["False", "True", "noreturn.tui.app"]

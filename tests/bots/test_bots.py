@@ -295,3 +295,18 @@ def test_heuristic_beats_random_on_paired_deals() -> None:
                                seed=deal)
             wins += result.ranks[seats.index("heuristic")] == 1
     assert wins >= 19
+
+
+def test_every_bot_module_registers_without_an_import_list() -> None:
+    """Adding a bot is one new file: every ``@register`` in the package's sources is in the
+    registry, without a list of modules to import."""
+    import re  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    import noreturn.bots  # noqa: PLC0415
+    from noreturn.bots.base import bot_names  # noqa: PLC0415
+
+    root = Path(noreturn.bots.__file__).parent
+    written = {name for path in root.rglob("*.py")
+               for name in re.findall(r'@register\(\s*"([^"]+)"', path.read_text())}
+    assert written and written <= set(bot_names())

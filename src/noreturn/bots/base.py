@@ -7,6 +7,8 @@ hand or the bag: it is honest by construction, not by promise.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -197,10 +199,8 @@ def parse_options(text: str, allowed: dict[str, type]) -> dict[str, float | int 
 
 
 def _load_builtin() -> None:
-    """Import the modules that register the built-in bots (once)."""
-    import noreturn.bots.external  # noqa: PLC0415 - registers on import
-    import noreturn.bots.planner  # noqa: PLC0415 - registers on import
-    import noreturn.bots.search  # noqa: PLC0415 - registers on import
-    import noreturn.bots.simple  # noqa: PLC0415 - registers on import
-    import noreturn.bots.yardsticks.heuristic_v1  # noqa: PLC0415 - registers on import
-    import noreturn.bots.yardsticks.ismcts_v1  # noqa: F401, PLC0415 - registers on import
+    """Import every module of the bots package once, so that each bot's ``@register`` has
+    run: a new bot is one new file in ``noreturn/bots/`` (or ``bots/yardsticks/``)."""
+    package = importlib.import_module("noreturn.bots")
+    for module in pkgutil.walk_packages(package.__path__, "noreturn.bots."):
+        importlib.import_module(module.name)

@@ -61,7 +61,7 @@ def review_command(file: Path, seats: list[int] | None, budget: Budget, seed: in
         errors.print(f"noreturn review: {file}: {problem}", markup=False, highlight=False)
         return 2
     if as_json:
-        console.out(json.dumps(review_json(review), indent=1), highlight=False)
+        console.file.write(json.dumps(review_json(review), indent=1) + "\n")
     else:
         console.print(review_tables(review, str(file)))
     return 0
@@ -149,8 +149,7 @@ def review_tables(review: Review, source: str) -> Group:
 def _seat_summary(seat: SeatReview) -> list[Text]:
     declared = ("never declared" if seat.declared_turn is None
                 else f"declared at turn {seat.declared_turn}")
-    window = (", ".join(str(t) for t in seat.best_declare_turns)
-              if seat.best_declare_turns else "none reviewed")
+    window = turns_text(seat.best_declare_turns) or "none"
     labels = ", ".join(f"{count} {name}" for name, count in seat.labels().items())
     return [
         Text(f"seat {seat.seat} · {seat.name}: accuracy {seat.accuracy:.0f} · mean loss "
@@ -159,6 +158,17 @@ def _seat_summary(seat: SeatReview) -> list[Text]:
         Text(f"  {declared}; declaring was best at turns: {window}"),
         Text(f"  {labels}"),
     ]
+
+
+def turns_text(turns: tuple[int, ...]) -> str:
+    """Turn numbers with runs written as ranges: ``10, 14-26``."""
+    runs: list[list[int]] = []
+    for turn in sorted(set(turns)):
+        if runs and turn == runs[-1][-1] + 1:
+            runs[-1].append(turn)
+        else:
+            runs.append([turn])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 def _decision_table(seat: SeatReview) -> Table:

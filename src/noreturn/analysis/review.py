@@ -202,6 +202,14 @@ def label_of(loss: float) -> str:
     return BLUNDER
 
 
+def noise_bound(stderr: float, worlds: int) -> float:
+    """The largest loss that is still noise: ``NOISE_Z`` standard errors, widened for few
+    worlds as Student's t is (its first Cornish-Fisher term), since the standard error is
+    itself estimated from those worlds."""
+    freedom = max(worlds - 1, 1)
+    return stderr * (NOISE_Z + (NOISE_Z ** 3 + NOISE_Z) / (4 * freedom))
+
+
 def accuracy_of(mean_loss: float) -> float:
     """Accuracy from 0 to 100 for a mean loss per decision (see ``ACCURACY_SCALE``)."""
     return 100.0 * math.exp(-max(mean_loss, 0.0) / ACCURACY_SCALE)
@@ -268,7 +276,7 @@ def _decision_job(job: Job, played: Action, rng: Random) -> JobResult:
     found = evaluate_moves(job.view, moves, pinned, job.budget, rng)
     best, mine = found.ranked[0], moves.index(played)
     loss, loss_se = found.gap(best, mine)
-    if loss <= NOISE_Z * loss_se:  # no better move than the one played, beyond the noise
+    if loss <= noise_bound(loss_se, len(found.final)):  # no better move beyond the noise
         best, loss = mine, 0.0
     gain = None
     if declare in moves:

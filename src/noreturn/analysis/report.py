@@ -58,7 +58,8 @@ def review_command(file: Path, seats: list[int] | None, budget: Budget, seed: in
             review = review_record(record, seats, budget=budget, seed=seed, workers=workers,
                                    progress=advance)
     except (RecordError, ReviewError) as problem:
-        errors.print(f"noreturn review: {file}: {problem}", markup=False, highlight=False)
+        errors.print(f"noreturn review: {file}: {problem}", markup=False, highlight=False,
+                     soft_wrap=True)
         return 2
     if as_json:
         console.file.write(json.dumps(review_json(review), indent=1) + "\n")
@@ -72,7 +73,8 @@ def _progress(console: Console) -> Iterator[Callable[[int, int], None]]:
     """A transient bar on ``console`` that moves as each job of the review finishes."""
     columns = (TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
+    with Progress(*columns, console=console, transient=True,
+                  disable=not console.is_terminal) as bar:  # no bar in a log file
         task = bar.add_task("jobs", total=None)
         yield lambda done, total: bar.update(task, completed=done, total=total)
 
@@ -137,7 +139,7 @@ def review_tables(review: Review, source: str) -> Group:
                                                                strict=True))
     state = f"game over, scores {scores}" if game.over else (
         f"{game.status}: reviewed up to its last event ({game.events - 1})")
-    parts: list[Any] = [Text(f"review of {source}: {state}"), Text(
+    parts: list[Any] = [Text(f"review of {source}"), Text(state), Text(
         f"{review.budget.text()} per decision, seed {review.seed}; margins are expected "
         f"final margins (own score minus the best other) from what the seat knew then",
         style="dim")]

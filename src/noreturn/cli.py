@@ -185,7 +185,7 @@ def review(
     budget: Annotated[float | None, typer.Option(
         min=0.001, help="seconds per decision, instead of --iterations")] = None,
     iterations: Annotated[int | None, typer.Option(
-        min=1, help="playouts per decision (default 600): the same seed and iterations "
+        min=1, help="playouts per decision (default 500): the same seed and iterations "
                     "give the same review")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object (docs/review.md)")
                        ] = False,

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from noreturn.analysis import Budget, review_record
+from noreturn.analysis import DEFAULT_PLAYOUTS, Budget, review_record
 from noreturn.analysis.report import review_json, turns_text
 from noreturn.analysis.review import LABEL_NAMES, accuracy_of, label_of
 from noreturn.bots import Deck, make_bot, play_game
@@ -185,3 +185,9 @@ def test_labels_accuracy_and_turn_ranges() -> None:
 def test_the_json_of_a_review_is_plain_json(game: Record) -> None:
     review = review_record(game, [0], budget=Budget(playouts=8), workers=1)
     assert json.loads(json.dumps(review_json(review))) == review_json(review)
+
+
+def test_the_help_names_the_default_budget() -> None:
+    result = runner.invoke(app, ["review", "--help"])
+    words = " ".join(result.output.replace("│", " ").split())  # the help is boxed
+    assert f"playouts per decision (default {DEFAULT_PLAYOUTS})" in words

@@ -41,7 +41,7 @@ from noreturn.engine import Action, Declare, View, legal_actions, sample_world
 from noreturn.records import Record
 from noreturn.sim.backends import run_local
 
-DEFAULT_PLAYOUTS = 600
+DEFAULT_PLAYOUTS = 500
 """Playouts per decision by default: both seats of a two-player game in about a minute on
 two cores (``benchmarks/review_speed.py``)."""
 

@@ -109,8 +109,9 @@ class Evaluation:
 
     Attributes:
         lines: one per candidate, in the order the candidates were given.
-        ranked: the candidates of the final round (the leader of the earlier rounds and
-            the pinned moves), best first by their mean over its worlds.
+        ranked: the candidates of the final round (the leader of the earlier rounds, the
+            best move not pinned, the pinned moves), best first by their mean over its
+            worlds.
         final: the world numbers of the final round, which every candidate in ``ranked``
             was played in and no elimination looked at.
     """
@@ -154,8 +155,10 @@ def evaluate_moves(view: View, moves: Sequence[Action], pinned: Sequence[Action]
     """The value of each of ``moves`` for the seat of ``view``, whose turn it is.
 
     The earlier rounds of sequential halving only choose: the better half goes on, and
-    before the final round only the leader. The final round plays the leader and the
-    ``pinned`` moves in fresh worlds, and only those worlds rank them. Ranking by the
+    before the final round only the leader and the best move not pinned (so that a pinned
+    leader, the move played or the declaration, still meets its best rival). The final
+    round plays those and the ``pinned`` moves in fresh worlds, and only those worlds
+    rank them. Ranking by the
     worlds that did the choosing would favour whichever candidate they happened to
     flatter (the winner's curse), and a move played well would show a loss that is only
     noise; and the fewer lines the final round plays, the more worlds each gets.
@@ -180,9 +183,11 @@ def evaluate_moves(view: View, moves: Sequence[Action], pinned: Sequence[Action]
             number += 1
         if done < len(ends) - 1:
             alive.sort(key=lambda i: -lines[i].mean)
-            last = done == len(ends) - 2  # the final round: the leader and the pinned
-            half = alive[: 1 if last else max(1, (len(alive) + 1) // 2)]
-            alive = half + [i for i in alive if i in keep and i not in half]
+            if done == len(ends) - 2:  # the final round: the leader, the best move not
+                half = alive[:1] + [i for i in alive if i not in keep][:1]  # pinned, and
+            else:  # the pinned ones
+                half = alive[: max(1, (len(alive) + 1) // 2)]
+            alive = list(dict.fromkeys(half + [i for i in alive if i in keep]))
     alive.sort(key=lambda i: -lines[i].mean_over(final))
     return Evaluation(lines, alive, tuple(final))
 

@@ -103,8 +103,10 @@ class GameFacts:
     status: str
 
 
-def seat_points(record: Record, seats: Sequence[int]) -> tuple[GameFacts, list[SeatPoints]]:
-    """The decisions and draws of each of ``seats`` in ``record``, and the game's facts.
+def seat_points(record: Record, seats: Sequence[int] | None = None
+                ) -> tuple[GameFacts, list[SeatPoints]]:
+    """The decisions and draws of each of ``seats`` (None: every seat) in ``record``, and
+    the game's facts.
 
     A record of a game in progress is read up to its last event.
 
@@ -116,8 +118,9 @@ def seat_points(record: Record, seats: Sequence[int]) -> tuple[GameFacts, list[S
         rules = check_header(record)
     except RecordError as problem:
         raise ReviewError(str(problem)) from None
+    seats = range(rules.players) if seats is None else seats
     for seat in seats:
-        if not 0 <= seat < rules.players:
+        if type(seat) is not int or not 0 <= seat < rules.players:
             raise ReviewError(f"seat {seat} is not a seat of this game: it has seats 0 to "
                               f"{rules.players - 1}")
     walk = _Walk(seats, GameState(rules, record["start_player"]))

@@ -4,9 +4,10 @@ For each decision (``points.py``) the candidate moves of the search bot (``candi
 the plan's move, the declaration, each colour's top tiles, each score, the exchanges),
 plus the move played, are valued from the seat's view (``evaluate.py``): the expected final
 margin, own score minus the best other, every seat played by the plan after the move. The
-best move found is the survivor of sequential halving with the highest value; the **loss**
-of the move played is the best value minus the played value, both measured on the same
-worlds (0 when the move played is the best), and its **label** follows ``LABELS``.
+best move found is the best of the final round of sequential halving; the **loss** of the
+move played is the best value minus the played value over the same worlds, counted only
+beyond the noise (``NOISE_Z``; else the move played is the best found and the loss 0),
+and its **label** follows ``LABELS``.
 
 Per seat:
 
@@ -227,8 +228,7 @@ def review_record(record: Record, seats: Sequence[int] | None = None, *,
         ReviewError: the record cannot be reviewed (see ``points.seat_points``).
     """
     budget = budget or Budget(playouts=DEFAULT_PLAYOUTS)
-    chosen = list(range(len(record.get("players", [])))) if seats is None else list(seats)
-    game, points = seat_points(record, chosen)
+    game, points = seat_points(record, seats)
     jobs = [job for seat in points for job in _jobs(seat.decisions, seat.draws, budget, seed)]
     results: dict[tuple[str, int], JobResult] = {}
     for done, result in enumerate(run_local(jobs, run_job, workers or os.cpu_count() or 1), 1):

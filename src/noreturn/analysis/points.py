@@ -118,7 +118,7 @@ def seat_points(record: Record, seats: Sequence[int] | None = None
         rules = check_header(record)
     except RecordError as problem:
         raise ReviewError(str(problem)) from None
-    seats = range(rules.players) if seats is None else seats
+    seats = range(rules.players) if seats is None else list(dict.fromkeys(seats))
     for seat in seats:
         if type(seat) is not int or not 0 <= seat < rules.players:
             raise ReviewError(f"seat {seat} is not a seat of this game: it has seats 0 to "
@@ -158,11 +158,10 @@ class _Walk:
         reviewed seat's view past it."""
         seat = step.move.player
         if seat in self.before:
-            after = view(step.state, seat)
             if step.move.kind in DECISION_EVENTS:
                 self._decision(step, self.before[seat])
             elif step.move.kind in DRAW_EVENTS:
-                self._draw(step, self.before[seat], after)
+                self._draw(step, self.before[seat], view(step.state, seat))
         for s in self.before:
             self.before[s] = view(step.state, s)
 

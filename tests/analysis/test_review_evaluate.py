@@ -33,7 +33,7 @@ def _play_to(rules: Rules, seed: int, turns: int | None) -> GameState:
 def test_a_budget_is_playouts_or_seconds() -> None:
     for bad in ({}, {"playouts": 10, "seconds": 1.0}, {"playouts": 0}, {"seconds": 0.0}):
         with pytest.raises(ValueError, match=r"playouts|seconds"):
-            Budget(**bad)  # type: ignore[arg-type]
+            Budget(**bad)
     assert Budget(playouts=500).scaled(0.25) == Budget(playouts=125)
     assert Budget(seconds=2.0).scaled(0.25) == Budget(seconds=0.5)
     assert Budget(playouts=1).scaled(0.25) == Budget(playouts=1)

@@ -1,10 +1,10 @@
 """A review tells good play from bad: the losses of random play against a strong bot's.
 
-The strong bot here is the search playing for the expected margin alone
-(``search:win=0,scale=1000``), at a small budget to keep the test fast: the value a review
-judges moves by. The default search (``hard``) plays to win, not to win big, and far ahead
-of random play it gives away margin a review rightly counts (docs/review.md, "How good is
-a review").
+The strong bot here is the search playing for the expected margin alone, the value a
+review judges moves by (``search:win=0,scale=1000,trust=0``: no clip on the margin, and
+the plain winner of its halving), at a small budget to keep the test fast. The default
+search (``hard``) plays to win, not to win big, and far ahead of random play it gives away
+margin a review rightly counts (docs/review.md, "How good is a review").
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from noreturn.bots import BotError, Deck, make_bot, play_game
 from noreturn.engine import Rules
 from noreturn.records import Record
 
-MARGIN_SEARCH = "search:iterations=100,win=0,scale=1000"
+MARGIN_SEARCH = "search:iterations=100,win=0,scale=1000,trust=0"
 REVIEW = Budget(playouts=150)
 
 

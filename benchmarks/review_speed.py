@@ -2,8 +2,8 @@
 
     python benchmarks/review_speed.py [--games 3] [--iterations N] [--workers K] [--json]
 
-The games are the plan against itself on fixed deals (decks 1, 2, ...; some 29 decisions
-a seat, like a game between people), or the records named with ``--record``. Each is
+The games are the plan against itself on fixed deals (decks 1, 2, ...; some 20 to 30
+decisions a seat, like a game between people), or the records named with ``--record``. Each is
 reviewed as ``noreturn review FILE`` does by default: every seat, every core, the default
 playouts per decision. The table gives the wall-clock time, and the CPU time of all the
 processes together, which does not depend on what else the machine is running: on a

@@ -41,8 +41,8 @@ def _losses(specs: list[str], seed: int) -> dict[str, list[float]]:
 
 def test_random_play_loses_ten_times_what_the_strong_bot_loses() -> None:
     """One deal played in both seatings: random's mean loss per decision is at least ten
-    times the strong bot's (measured on this deal with three review seeds: 33 times, and
-    twice no loss at all for the bot; with 40 iterations, its own noise made 10 to 60)."""
+    times the strong bot's (measured on this deal and the next with two review seeds:
+    17 times once, no loss at all for the bot the three other times)."""
     pooled: dict[str, list[float]] = {MARGIN_SEARCH: [], "random": []}
     for specs in ([MARGIN_SEARCH, "random"], ["random", MARGIN_SEARCH]):
         for spec, losses in _losses(specs, 2).items():
@@ -54,8 +54,8 @@ def test_random_play_loses_ten_times_what_the_strong_bot_loses() -> None:
 
 def test_in_self_play_most_decisions_are_best_or_good() -> None:
     """The default search (hard's, at a small budget) against itself: most decisions are
-    labelled best or good (measured: 80 to 97% over two games and both seats; the plan,
-    the medium bot, 66 to 79%)."""
+    labelled best or good (docs/review.md: 75 to 88% at the default budget; the plan, the
+    medium bot, 64 to 79%)."""
     spec = "search:iterations=40"
     review = review_record(_game([spec, spec], 7), budget=REVIEW, seed=1, workers=1)
     for seat in review.seats:

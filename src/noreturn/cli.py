@@ -179,6 +179,45 @@ def tournament(
 
 
 @app.command()
+def review(
+    file: Annotated[Path, typer.Argument(help="a record file (docs/record-format.md)")],
+    seat: Annotated[str, typer.Option(help="the seat to review, or all")] = "all",
+    budget: Annotated[float | None, typer.Option(
+        min=0.001, help="seconds per decision, instead of --iterations")] = None,
+    iterations: Annotated[int | None, typer.Option(
+        min=1, help="playouts per decision (default 500): the same seed and iterations "
+                    "give the same review")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object (docs/review.md)")
+                       ] = False,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="processes (default: every core); 1 works in this process")] = None,
+    seed: Annotated[int, typer.Option(help="seed of the sampled worlds")] = 0,
+) -> None:
+    """Judge every decision of a recorded game from what its seat knew: the best move
+    found, the points lost, a label; per seat accuracy, luck and the switch window."""
+    from noreturn.analysis import DEFAULT_PLAYOUTS, Budget  # noqa: PLC0415 - fast startup
+    from noreturn.analysis.report import review_command  # noqa: PLC0415
+
+    if budget is not None and iterations is not None:
+        raise typer.BadParameter("give --budget (seconds) or --iterations (playouts), "
+                                 "not both", param_hint="--budget")
+    chosen = Budget(seconds=budget) if budget is not None else Budget(
+        playouts=iterations or DEFAULT_PLAYOUTS)
+    raise typer.Exit(review_command(file, _seats(seat), chosen, seed, workers, as_json))
+
+
+def _seats(text: str) -> list[int] | None:
+    """``all`` (None: every seat) or one seat number."""
+    if text.strip().lower() == "all":
+        return None
+    try:
+        return [int(text)]
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a seat: give a seat number (0, 1, ...) "
+                                 "or all", param_hint="--seat") from None
+
+
+@app.command()
 def serve(
     host: Annotated[str, typer.Option(help="address to listen on (0.0.0.0: every one)")] = (
         "127.0.0.1"),

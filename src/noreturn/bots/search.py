@@ -26,7 +26,10 @@ seat, so the search prefers a big win to a narrow one and a narrow loss to a big
 Options: ``search:time=1.0`` (seconds per decision, the default) or
 ``search:iterations=N`` (sampled worlds per decision: the same seed gives the same move),
 ``win=0.5`` (weight of the win against the margin), ``trust=1.0`` (standard errors a move
-must beat the plan's choice by; 0: the plain winner).
+must beat the plan's choice by; 0: the plain winner), ``scale=60`` (points of margin that
+count as half a win; beyond half of it either way the margin is clipped). The clip makes
+a bot far ahead play to win rather than to win big; ``search:win=0,scale=1000,trust=0``
+plays for the expected margin alone, the very value ``noreturn review`` measures moves by.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from collections.abc import Sequence
 from random import Random
 
 from noreturn.bots import plan
-from noreturn.bots.base import Budget, parse_options, register
+from noreturn.bots.base import BotError, Budget, parse_options, register
 from noreturn.engine import (
     TILE_COLOUR,
     TILE_VALUE,
@@ -86,10 +89,12 @@ def clearly_better(values: Sequence[float], baseline: Sequence[float], z: float)
     return mean > z * statistics.stdev(differences) / math.sqrt(len(differences))
 
 
-def reward(state: GameState, seat: int, win_weight: float) -> float:
-    """A finished game's value for ``seat``, from 0 to 1."""
+def reward(state: GameState, seat: int, win_weight: float,
+           scale: float = MARGIN_SCALE) -> float:
+    """A finished game's value for ``seat``, from 0 to 1; ``scale`` points of margin
+    count as half a win (see ``MARGIN_SCALE``)."""
     margin, win = outcome(state, seat)
-    scaled = max(-0.5, min(0.5, margin / MARGIN_SCALE))
+    scaled = max(-0.5, min(0.5, margin / scale))
     return win_weight * win + (1.0 - win_weight) * (0.5 + scaled)
 
 
@@ -148,11 +153,13 @@ class SearchBot:
         return Budget(seconds=self.seconds)
 
     def __init__(self, seconds: float = 1.0, iterations: int | None = None,
-                 win_weight: float = 0.5, trust: float = TRUST) -> None:
+                 win_weight: float = 0.5, trust: float = TRUST,
+                 margin_scale: float = MARGIN_SCALE) -> None:
         self.trust = trust
         self.seconds = seconds
         self.iterations = iterations
         self.win_weight = win_weight
+        self.margin_scale = margin_scale
         self.last_playouts = 0
 
     def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
@@ -187,7 +194,7 @@ class SearchBot:
                     state = world.clone()
                     state.apply(options[index])
                     playout(state, Random(seed), plan.choose)
-                    value = reward(state, seat, self.win_weight)
+                    value = reward(state, seat, self.win_weight, self.margin_scale)
                     totals[index] += value
                     counts[index] += 1
                     fresh[index].append(value)
@@ -213,8 +220,11 @@ class SearchBot:
                     "search:iterations=N (worlds per move)")
 def _search(options: str) -> SearchBot:
     values = parse_options(options, {"time": float, "iterations": int, "win": float,
-                                     "trust": float})
+                                     "trust": float, "scale": float})
+    scale = float(values.get("scale", MARGIN_SCALE))
+    if not scale > 0:
+        raise BotError(f"bot option scale={scale:g}: the margin scale must be above 0")
     return SearchBot(seconds=float(values.get("time", 1.0)),
                      trust=float(values.get("trust", TRUST)),
                      iterations=int(values["iterations"]) if "iterations" in values else None,
-                     win_weight=float(values.get("win", 0.5)))
+                     win_weight=float(values.get("win", 0.5)), margin_scale=scale)

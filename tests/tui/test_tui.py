@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -457,7 +458,7 @@ def test_the_end_screen_reviews_the_persons_decisions_worst_first(tmp_path: Path
         assert "Switch window: " in shown and "declaring was best at turns: " in shown
         worst = seat.decisions[worst_first(seat)[0]]
         assert worst.loss == max(d.loss for d in seat.decisions)
-        assert f"{worst.label:<10} -{worst.loss:.1f}  played {worst.played}" in shown
+        assert f"{worst.label:<10} {worst.loss:>5.1f}  played {worst.played}" in shown
         await pilot.press("escape")
         assert app.screen is end
         assert "review of Ada done" in text(app, "#review-status")
@@ -510,3 +511,24 @@ def test_hotseat_offers_each_person_a_review(tmp_path: Path) -> None:
         await pilot.press("q")
 
     drive(app, body)
+
+
+def test_leaving_during_a_review_calls_it_off(tmp_path: Path) -> None:
+    app = new_app(tmp_path, seed=2)
+    app.review_playouts = 20_000  # seconds a decision: over half a minute in all
+    left: list[float] = []
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await play_to_the_end(pilot, app)
+        await pilot.press("r")
+        await pilot.pause()
+        assert "reviewing Ada" in text(app, "#review-status")
+        await pilot.press("r")
+        assert "still reviewing Ada" in text(app, "#review-status")
+        left.append(time.monotonic())
+        await pilot.press("q")
+
+    drive(app, body)
+    assert app.return_value == str(app.table.path)
+    # the job under way ends (a few seconds), and no further one starts
+    assert time.monotonic() - left[0] < 20

@@ -54,17 +54,18 @@ def review_text(seat: SeatReview, budget: Budget | None = None) -> Text:
     labels = ", ".join(f"{count} {name}" for name, count in seat.labels().items() if count)
     out.append(f"{labels or 'no decisions'}\n", style="dim")
     if budget is not None:
-        out.append(f"A quick look ({budget.text()} a decision); margins are points of "
+        out.append(f"A quick look ({budget.text()} a decision); losses are points of "
                    "expected final margin.\n", style="dim")
-    out.append("\nYour decisions, worst first:\n", style="bold")
+    out.append("\nYour decisions, worst first (points lost, the better move below):\n",
+               style="bold")
     for i in worst_first(seat):
         d = seat.decisions[i]
         turn = "mulligan" if d.kind == "mulligan" else f"turn {d.turn}"
         out.append(f"{turn:>9}  ")
         out.append(f"{d.label:<10}", style=LABEL_STYLES.get(d.label, ""))
-        out.append(f" -{d.loss:.1f}  played {d.played}\n")
+        out.append(f" {d.loss:>5.1f}  played {d.played}\n")
         if d.best != d.played:
-            out.append(f"{'':>24}better {d.best}\n", style="cyan")
+            out.append(f"{'':>29}better {d.best}\n", style="cyan")
     return out
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Footer
+from textual.widgets import Button, Footer
 
 from noreturn.bots.switch import Outlook, SwitchAdvice
 from noreturn.engine import Declare, Exchange, Pass, Place, Rules, colour_of, tile_code
@@ -23,6 +24,7 @@ from noreturn.table import LocalTable, Seat, make_seats
 from noreturn.tui.advice import WEIGHING, AdviceLine
 from noreturn.tui.app import NoReturnApp
 from noreturn.tui.moves import Target, candidates, hand_order, payments, tiles_of
+from noreturn.tui.review import ReviewScreen, worst_first
 from noreturn.tui.screens import ConfirmScreen, EndScreen, HandoverScreen
 from noreturn.tui.widgets import HandView, MovePanel
 
@@ -418,3 +420,115 @@ def test_candidates_follow_the_selection_and_offer_pass_only_with_an_empty_hand(
     table.state.hands[0].clear()  # as after paying with the last tiles when the bag is empty
     last = candidates(table, table.view_for(0), (), None)[-1]
     assert (last.key, last.action, last.legal) == ("x", Pass(), True)
+
+
+async def play_to_the_end(pilot: Pilot[str], app: NoReturnApp) -> None:
+    """Play the hinted move (declaring when it says so) until the game is over."""
+    while not app.table.is_over():
+        await pilot.press("h")
+        if isinstance(app.hinted, Declare):
+            await pilot.press("d", "y")
+        else:
+            await pilot.press("enter")
+        await settle(pilot)
+    assert isinstance(app.screen, EndScreen)
+
+
+async def review_done(pilot: Pilot[str]) -> None:
+    """Wait for the review worker and its answer."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+def test_the_end_screen_reviews_the_persons_decisions_worst_first(tmp_path: Path) -> None:
+    app = new_app(tmp_path, seed=2)
+    app.review_playouts = 4  # a tiny budget: the screens are tested, not the review
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await play_to_the_end(pilot, app)
+        end = app.screen
+        await pilot.press("r")
+        await review_done(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        shown = text(app, "#review-text")
+        seat = app.screen.seat
+        assert seat.seat == 0 and seat.decisions
+        assert f"Accuracy {seat.accuracy:.0f}" in shown
+        assert "Switch window: " in shown and "declaring was best at turns: " in shown
+        worst = seat.decisions[worst_first(seat)[0]]
+        assert worst.loss == max(d.loss for d in seat.decisions)
+        assert f"{worst.label:<10} {worst.loss:>5.1f}  played {worst.played}" in shown
+        await pilot.press("escape")
+        assert app.screen is end
+        assert "review of Ada done" in text(app, "#review-status")
+        await pilot.click("#review-0")  # shown again at once, from the review made
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        await pilot.press("q")
+        assert app.screen is end
+        await pilot.press("q")
+
+    drive(app, body, size=(80, 24))
+    assert app.return_value == str(app.table.path)
+
+
+def test_a_review_that_fails_is_a_line_on_the_end_screen(tmp_path: Path) -> None:
+    app = new_app(tmp_path, seed=2)
+    app.review_playouts = 4
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await play_to_the_end(pilot, app)
+        end = app.screen
+        assert isinstance(end, EndScreen)
+        end.record = {"format": "not a record"}
+        await pilot.press("r")
+        await review_done(pilot)
+        assert app.screen is end
+        assert text(app, "#review-status").startswith("the review failed: ")
+        await pilot.press("q")
+
+    drive(app, body)
+
+
+def test_hotseat_offers_each_person_a_review(tmp_path: Path) -> None:
+    app = new_app(tmp_path, [Seat("Ada", "greedy"), Seat("Bo", "greedy")])
+    app.table.run_bots()
+    record = app.table.record()
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        end = EndScreen(app.table.result_lines(), "", None, record, [(0, "Ada"), (1, "Bo")],
+                        playouts=4)
+        assert isinstance(app.screen, EndScreen)
+        await app.pop_screen()  # the app's own, which offers no review: bots played here
+        await app.push_screen(end)
+        assert {b.id for b in end.query(Button)} >= {"review-0", "review-1"}
+        await pilot.click("#review-1")
+        await review_done(pilot)
+        assert isinstance(app.screen, ReviewScreen) and app.screen.seat.name == "Bo"
+        await pilot.press("escape")
+        assert app.screen is end
+        await pilot.press("q")
+
+    drive(app, body)
+
+
+def test_leaving_during_a_review_calls_it_off(tmp_path: Path) -> None:
+    app = new_app(tmp_path, seed=2)
+    app.review_playouts = 20_000  # seconds a decision: over half a minute in all
+    left: list[float] = []
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await play_to_the_end(pilot, app)
+        await pilot.press("r")
+        await pilot.pause()
+        assert "reviewing Ada" in text(app, "#review-status")
+        await pilot.press("r")
+        assert "still reviewing Ada" in text(app, "#review-status")
+        left.append(time.monotonic())
+        await pilot.press("q")
+
+    drive(app, body)
+    assert app.return_value == str(app.table.path)
+    # the job under way ends (a few seconds), and no further one starts
+    assert time.monotonic() - left[0] < 20

@@ -24,6 +24,7 @@ from noreturn.tui import moves
 from noreturn.tui.advice import AdviceLine
 from noreturn.tui.display import TableDisplay
 from noreturn.tui.moves import Target
+from noreturn.tui.review import REVIEW_PLAYOUTS
 from noreturn.tui.screens import (
     ConfirmScreen,
     EndScreen,
@@ -36,6 +37,9 @@ from noreturn.tui.widgets import HandView, MovePanel, PlayerPanel
 
 class NoReturnApp(TableDisplay):
     """The table on screen; the app's result is the saved record's path (or "")."""
+
+    review_playouts = REVIEW_PLAYOUTS
+    """The budget of the review offered at the end (playouts a decision); tests lower it."""
 
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
         Binding("enter", "play", "play", key_display="⏎"),
@@ -123,7 +127,10 @@ class NoReturnApp(TableDisplay):
         self._ended = True
         path = self._save()
         note = self.table.save_note if path else self._save_problem
-        self.push_screen(EndScreen(self.table.result_lines(), path, note))
+        table = self.table
+        reviewers = [(seat, table.names[seat]) for seat in table.humans]
+        self.push_screen(EndScreen(table.result_lines(), path, note, table.record(), reviewers,
+                                   self.review_playouts))
 
     def _save(self) -> str:
         """Save the record: its path, or "" when no folder took it (``_save_problem`` says

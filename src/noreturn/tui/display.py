@@ -40,7 +40,9 @@ HandView { border: round $accent; height: 5; padding: 0 1; }
 #buttons Button { min-width: 8; margin: 0 1 0 0; }
 #logbox { width: 1fr; border: round $primary-darken-2; }
 .dialog { width: 64; height: auto; border: thick $warning; padding: 1 2; background: $panel; }
-.dialog.wide { width: 96; }
+.dialog.wide { width: 96; max-width: 100%; }
+#review-status { height: auto; margin-top: 1; }
+#review-body { height: 1fr; padding: 0 1; }
 .buttons { height: 3; margin-top: 1; }
 ConfirmScreen, TextScreen, HandoverScreen, EndScreen { align: center middle; }
 """

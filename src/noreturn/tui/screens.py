@@ -6,7 +6,11 @@ a screen's answer means, so every change of the game stays in one place.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,8 +18,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
+from textual.worker import get_current_worker
 
+from noreturn.analysis import Budget, SeatReview, review_record
 from noreturn.engine import Rules, make_tile
+from noreturn.records import parse_record
+from noreturn.tui.review import REVIEW_PLAYOUTS, ReviewScreen
 from noreturn.tui.tiles import colour_label
 
 RULES_TEXT = """\
@@ -160,21 +168,41 @@ class HandoverScreen(Screen[None]):
         self.dismiss()
 
 
+class _CancelledError(Exception):
+    """The review was called off (the game was left): its worker stops at the next job."""
+
+
 class EndScreen(Screen[None]):
-    """The final scores with their arithmetic, the ranks and where the record is."""
+    """The final scores with their arithmetic, the ranks and where the record is.
+
+    With the game's ``record`` and the people's seats (``reviewers``) it offers each person
+    a review of their decisions (``tui/review.py``): ``r`` or a click on Review runs it in
+    a worker thread, the screen says how far it has got and stays usable (q still leaves),
+    and the review screen opens when it is done. A review that fails is a line here.
+    """
 
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
         Binding("q,enter,escape", "leave", "leave"),
+        Binding("r", "review", "review"),
     ]
 
-    def __init__(self, lines: list[str], path: str, note: str | None = None) -> None:
+    def __init__(self, lines: list[str], path: str, note: str | None = None,
+                 record: dict[str, Any] | None = None,
+                 reviewers: Sequence[tuple[int, str]] = (),
+                 playouts: int = REVIEW_PLAYOUTS) -> None:
         """Show the result ``lines`` and the record's ``path`` ("": not saved), with the
-        ``note`` of a save that went elsewhere or failed."""
+        ``note`` of a save that went elsewhere or failed; offer a review of each of the
+        ``reviewers`` (seat, name) of ``record`` at ``playouts`` a decision."""
         super().__init__(id="end")
         self.lines, self.path, self.note = lines, path, note
+        self.record = record
+        self.reviewers = list(reviewers) if record is not None else []
+        self.budget = Budget(playouts=playouts)
+        self.reviews: dict[int, SeatReview] = {}
+        self.reviewing: int | None = None
 
     def compose(self) -> ComposeResult:
-        """Scores, record path, and a Leave button."""
+        """Scores, record path, a Review button per person and a Leave button."""
         body = Text("Game over. Score = score pile - tiles left in rows.\n\n", style="bold")
         for line in self.lines:
             body.append(f"  {line}\n", style="bold" if line.startswith("1.") else "")
@@ -186,12 +214,81 @@ class EndScreen(Screen[None]):
             body.append("\nThe record is shown when you leave: keep it as a .json file.")
         with Vertical(classes="dialog wide"):
             yield Static(body, id="result")
-            yield Button("Leave (q)", id="leave", variant="primary")
+            if self.reviewers:
+                yield Static("", id="review-status")
+            with Horizontal(classes="buttons"):
+                for seat, name in self.reviewers:
+                    label = "Review (r)" if len(self.reviewers) == 1 else f"Review {name}"
+                    yield Button(label, id=f"review-{seat}")
+                yield Button("Leave (q)", id="leave", variant="primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Leave by click."""
-        self.app.exit(self.path)
+        """Review or leave by click."""
+        button = event.button.id or ""
+        if button.startswith("review-"):
+            self.start_review(int(button.removeprefix("review-")))
+        else:
+            self.action_leave()
 
     def action_leave(self) -> None:
-        """Leave by key."""
+        """Leave by key (a review under way is called off)."""
+        self.workers.cancel_group(self, "review")
         self.app.exit(self.path)
+
+    def action_review(self) -> None:
+        """Review the first person's decisions (hot seat: the buttons review each)."""
+        if self.reviewers:
+            self.start_review(self.reviewers[0][0])
+
+    def start_review(self, seat: int) -> None:
+        """Show ``seat``'s review: at once if it is done, else once it is."""
+        if seat in self.reviews:
+            self.app.push_screen(ReviewScreen(self.reviews[seat], self.budget))
+            return
+        if self.reviewing is not None:
+            self._status(f"still reviewing {self._seat_name(self.reviewing)}…", "yellow")
+            return
+        self.reviewing = seat
+        self._status(f"reviewing {self._seat_name(seat)}… (q leaves at once)", "cyan")
+        self.run_worker(partial(self._review, seat), thread=True, group="review",
+                        exit_on_error=False)
+
+    def _review(self, seat: int) -> None:
+        """In a worker thread: the review of ``seat``; its answer goes back to the screen."""
+        worker = get_current_worker()
+
+        def progress(done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise _CancelledError
+            self.app.call_from_thread(
+                self._status, f"reviewing {self._seat_name(seat)}… {done}/{total}", "cyan")
+
+        try:
+            record = parse_record(json.dumps(self.record))
+            review = review_record(record, [seat], budget=self.budget, workers=1,
+                                   progress=progress)
+        except _CancelledError:
+            return
+        except Exception as exc:  # any failure is a line, never a traceback
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._failed, f"{type(exc).__name__}: {exc}")
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._reviewed, review.seats[0])
+
+    def _reviewed(self, review: SeatReview) -> None:
+        self.reviewing = None
+        self.reviews[review.seat] = review
+        self._status(f"review of {review.name} done: r or Review shows it again", "green")
+        if self.app.screen is self:
+            self.app.push_screen(ReviewScreen(review, self.budget))
+
+    def _failed(self, problem: str) -> None:
+        self.reviewing = None
+        self._status(f"the review failed: {problem}", "bold red")
+
+    def _status(self, text: str, style: str) -> None:
+        self.query_one("#review-status", Static).update(Text(text, style=style))
+
+    def _seat_name(self, seat: int) -> str:
+        return dict(self.reviewers).get(seat, f"seat {seat}")

@@ -1,0 +1,101 @@
+"""The review offered at the end of a game: one person's decisions judged, worst first.
+
+The end screen runs ``noreturn.analysis.review_record`` for one seat in a worker thread
+with a small budget (``REVIEW_PLAYOUTS``), so the wait is short and the screen stays
+alive; ``ReviewScreen`` then shows the seat's accuracy and luck, its switch window and
+each decision, worst first, with the better move found and the points it cost
+(docs/review.md). ``noreturn review FILE`` weighs the same record deeper.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Static
+
+from noreturn.analysis import Budget, SeatReview
+from noreturn.analysis.report import turns_text
+
+REVIEW_PLAYOUTS = 200
+"""Playouts per decision of the review at the end of a game: one seat of a full two-player
+game (31 decisions, heuristic bots, standard rules) took 8.7 s on one core, so the wait is
+short; ``noreturn review`` defaults to 500. Tests make it tiny."""
+
+LABEL_STYLES = {"best": "green", "good": "green", "inaccuracy": "yellow",
+                "mistake": "bold yellow", "blunder": "bold red"}
+
+
+def summary_lines(seat: SeatReview) -> list[str]:
+    """The accuracy and luck line, then the switch window line."""
+    declared = ("you never declared" if seat.declared_turn is None
+                else f"declared at turn {seat.declared_turn}")
+    window = turns_text(seat.best_declare_turns) or "none"
+    return [
+        f"Accuracy {seat.accuracy:.0f} · mean loss {seat.mean_loss:.1f} · "
+        f"luck {seat.luck:+.0f} ± {seat.luck_se:.0f}",
+        f"Switch window: {declared}; declaring was best at turns: {window}",
+    ]
+
+
+def worst_first(seat: SeatReview) -> list[int]:
+    """Positions of the seat's decisions, the largest loss first (ties in game order)."""
+    return sorted(range(len(seat.decisions)), key=lambda i: -seat.decisions[i].loss)
+
+
+def review_text(seat: SeatReview, budget: Budget | None = None) -> Text:
+    """The whole review of one seat, for a terminal 80 columns wide."""
+    out = Text(f"Review of {seat.name}\n", style="bold")
+    accuracy, window = summary_lines(seat)
+    out.append(f"{accuracy}\n", style="bold")
+    out.append(f"{window}\n")
+    labels = ", ".join(f"{count} {name}" for name, count in seat.labels().items() if count)
+    out.append(f"{labels or 'no decisions'}\n", style="dim")
+    if budget is not None:
+        out.append(f"A quick look ({budget.text()} a decision); losses are points of "
+                   "expected final margin.\n", style="dim")
+    out.append("\nYour decisions, worst first (points lost, the better move below):\n",
+               style="bold")
+    for i in worst_first(seat):
+        d = seat.decisions[i]
+        turn = "mulligan" if d.kind == "mulligan" else f"turn {d.turn}"
+        out.append(f"{turn:>9}  ")
+        out.append(f"{d.label:<10}", style=LABEL_STYLES.get(d.label, ""))
+        out.append(f" {d.loss:>5.1f}  played {d.played}\n")
+        if d.best != d.played:
+            out.append(f"{'':>29}better {d.best}\n", style="cyan")
+    return out
+
+
+class ReviewScreen(Screen[None]):
+    """One seat's review, scrollable; Escape or q goes back to the end screen."""
+
+    BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
+        Binding("escape,q", "close", "close"),
+    ]
+
+    def __init__(self, seat: SeatReview, budget: Budget | None = None) -> None:
+        """Show the review of ``seat`` made with ``budget``."""
+        super().__init__(id="review")
+        self.seat = seat
+        self.budget = budget
+
+    def compose(self) -> ComposeResult:
+        """The review text in a scrolling pane, and a Close button."""
+        with VerticalScroll(id="review-body"):
+            yield Static(review_text(self.seat, self.budget), id="review-text")
+        yield Button("Close (Esc)", id="close-review")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Close by click."""
+        event.stop()
+        self.dismiss()
+
+    def action_close(self) -> None:
+        """Close by key."""
+        self.dismiss()
+
+
+__all__ = ["REVIEW_PLAYOUTS", "ReviewScreen", "review_text", "summary_lines", "worst_first"]

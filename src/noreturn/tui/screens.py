@@ -200,6 +200,7 @@ class EndScreen(Screen[None]):
         self.budget = Budget(playouts=playouts)
         self.reviews: dict[int, SeatReview] = {}
         self.reviewing: int | None = None
+        self.asked_again = False
 
     def compose(self) -> ComposeResult:
         """Scores, record path, a Review button per person and a Leave button."""
@@ -246,9 +247,10 @@ class EndScreen(Screen[None]):
             self.app.push_screen(ReviewScreen(self.reviews[seat], self.budget))
             return
         if self.reviewing is not None:
+            self.asked_again = True  # the progress lines say "still" from now on
             self._status(f"still reviewing {self._seat_name(self.reviewing)}…", "yellow")
             return
-        self.reviewing = seat
+        self.reviewing, self.asked_again = seat, False
         self._status(f"reviewing {self._seat_name(seat)}… (q leaves at once)", "cyan")
         self.run_worker(partial(self._review, seat), thread=True, group="review",
                         exit_on_error=False)
@@ -260,8 +262,7 @@ class EndScreen(Screen[None]):
         def progress(done: int, total: int) -> None:
             if worker.is_cancelled:
                 raise _CancelledError
-            self.app.call_from_thread(
-                self._status, f"reviewing {self._seat_name(seat)}… {done}/{total}", "cyan")
+            self.app.call_from_thread(self._progressed, seat, done, total)
 
         try:
             record = parse_record(json.dumps(self.record))
@@ -275,6 +276,11 @@ class EndScreen(Screen[None]):
             return
         if not worker.is_cancelled:
             self.app.call_from_thread(self._reviewed, review.seats[0])
+
+    def _progressed(self, seat: int, done: int, total: int) -> None:
+        still = "still " if self.asked_again else ""
+        self._status(f"{still}reviewing {self._seat_name(seat)}… {done}/{total}",
+                     "yellow" if still else "cyan")
 
     def _reviewed(self, review: SeatReview) -> None:
         self.reviewing = None

@@ -31,8 +31,8 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "sim": _BASE,
     "analysis": _BASE | {"sim"},
     "table": _BASE,
-    "tui": _BASE | {"table"},
-    "server": _BASE | {"table"},
+    "tui": _BASE | {"table", "analysis", "sim"},
+    "server": _BASE | {"table", "analysis", "sim"},
     "rl": frozenset({"engine", "text", "records", "bots"}),
 }
 """Which layers each layer may import (besides itself). Everything depends on the engine;

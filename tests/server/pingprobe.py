@@ -38,11 +38,11 @@ class PingProbe:
     never counted as latency.
     """
 
-    def __init__(self, base: str, every: float = 0.05, timeout: float = 30.0) -> None:
-        """``every``: the pause between a pong and the next ping. At 0.05 s a probe sends at
-        most 20 messages a second, the sustained rate the server allows a connection: the
-        probe is a well-behaved player, and a long attack must not get its pings refused
-        (at 0.02 s it sent some 35 a second and ran out of its burst after 7 s)."""
+    def __init__(self, base: str, every: float = 0.02, timeout: float = 30.0) -> None:
+        """``every``: the pause between a pong and the next ping. The default sends some 35
+        messages a second, over the 20 a second the server allows a connection once its
+        burst of 100 is spent (about 7 s): a probe that runs longer paces itself at 0.05 s
+        (at most 20 a second), like a well-behaved player."""
         self.base = base
         self.every = every
         self.timeout = timeout

@@ -70,7 +70,7 @@ def my_turn(ws: Any) -> dict[str, Any]:
 def test_bot_tables_at_the_largest_rules_leave_another_table_its_share(server: str) -> None:
     huge = httpx.post(f"{server}/api/tables", json={"seats": FAST, "rules": HUGE})
     assert huge.status_code == 422, "the issue's 18,414-tile table must be refused"
-    with PingProbe(server) as probe:
+    with PingProbe(server, every=0.05) as probe:  # a long run: within the rate limit
         for seats in [EXPERTS] * 12 + [FAST] * 30:
             httpx.post(f"{server}/api/tables", json={"seats": seats}).raise_for_status()
         replies = bot_replies(server, 4.0)

@@ -18,6 +18,7 @@ from noreturn.engine import (
     Rules,
     legal_actions,
     make_tile,
+    parse_tile,
     sample_world,
     to_action,
     view,
@@ -250,3 +251,24 @@ def test_the_plan_and_its_candidates_read_a_state_without_changing_it() -> None:
             plan.choose(state)
             candidates(state, legal_actions(state))
             assert state.hands == hands and state == before
+
+
+def test_a_payment_takes_the_rest_of_its_colour_up_to_dump_max() -> None:
+    """Overpaying is allowed and the refill is free: the tiles of the paying colour that the
+    payment leaves go with it, up to ``dump_max``; other colours stay."""
+    hand = [parse_tile(code) for code in ("B8", "B2", "B9", "R3", "R1")]
+    assert sorted(plan.payment(hand, 8, 0.0)) == [parse_tile("B8")]
+    dumped = plan.payment(hand, 8, 0.0, dump_max=5)
+    assert sorted(dumped) == sorted(parse_tile(c) for c in ("B8", "B2"))
+    assert sorted(plan.payment(hand, 8, 0.0, dump_max=11)) == sorted(
+        parse_tile(c) for c in ("B8", "B2", "B9"))
+
+
+def test_the_search_leaves_the_plan_only_for_a_clear_gain() -> None:
+    """``clearly_better``: a paired gain counts only beyond ``z`` standard errors."""
+    from noreturn.bots.search import clearly_better  # noqa: PLC0415
+
+    base = [0.5, 0.4, 0.6, 0.5]
+    assert clearly_better([v + 0.1 for v in base], base, 1.0)  # the same gain every world
+    assert not clearly_better([0.9, 0.0, 1.0, 0.1], base, 1.0)  # noisy, no clear gain
+    assert not clearly_better([0.9], [0.1], 0.0)  # one world says nothing

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from noreturn.engine import Action, GameState, NoReturnError, Stage, View, tile_code, view
-from noreturn.records import Record, RecordError, Step, Verdict, check_header, replay_states
+from noreturn.records import Record, RecordError, Step, check_header, replay_record
 
 DECISION_EVENTS = ("mulligan", "declare", "place", "exchange", "score")
 """The events that are a choice of their player. A ``pass`` is not one: it happens only
@@ -124,13 +124,7 @@ def seat_points(record: Record, seats: Sequence[int] | None = None
             raise ReviewError(f"seat {seat} is not a seat of this game: it has seats 0 to "
                               f"{rules.players - 1}")
     walk = _Walk(seats, GameState(rules, record["start_player"]))
-    steps = replay_states(record)
-    while True:
-        try:
-            walk.note(next(steps))
-        except StopIteration as done:
-            verdict: Verdict = done.value
-            break
+    verdict = replay_record(record, walk.note)
     if not verdict.valid:
         raise ReviewError(f"the record breaks the rules at event {verdict.event}: "
                           f"{verdict.reason} [{verdict.code}]; only a valid record can be "

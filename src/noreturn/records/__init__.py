@@ -8,6 +8,7 @@ from noreturn.records.validate import (
     Verdict,
     check_record,
     event_move,
+    replay_record,
     replay_states,
 )
 from noreturn.records.writer import (
@@ -25,6 +26,7 @@ from noreturn.records.writer import (
 __all__ = [
     "FORMAT", "VERSION", "EventError", "Move", "Record", "RecordError", "RecordWriter",
     "Step", "Verdict", "action_event", "check_header", "check_record", "default_meta",
-    "default_players", "dumps", "event_move", "parse_record", "read_record", "replay_states",
+    "default_players", "dumps", "event_move", "parse_record", "read_record", "replay_record",
+    "replay_states",
     "write_record",
 ]

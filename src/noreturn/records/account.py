@@ -27,7 +27,7 @@ from noreturn.engine import (
     view,
 )
 from noreturn.records.reader import check_header
-from noreturn.records.validate import Step, Verdict, replay_states
+from noreturn.records.validate import Step, Verdict, replay_record
 from noreturn.records.writer import Record
 from noreturn.text.narrate import narrate_event, plural, render_table
 
@@ -52,13 +52,7 @@ def write_account(record: Record, seat: int | None, emit: Emit) -> Verdict:
     """
     rules = check_header(record)
     teller = _Teller(record, rules, seat, emit)
-    steps = replay_states(record)
-    while True:
-        try:
-            teller.step(next(steps))
-        except StopIteration as done:
-            verdict: Verdict = done.value
-            break
+    verdict = replay_record(record, teller.step)
     teller.finish(verdict)
     return verdict
 

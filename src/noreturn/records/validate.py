@@ -31,7 +31,7 @@ Codes:
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,12 +163,24 @@ def check_record(record: Record) -> Verdict:
     Raises:
         RecordError: ``record`` is not a record at all (bad header); see ``read_record``.
     """
+    return replay_record(record)
+
+
+def replay_record(record: Record, visit: Callable[[Step], None] | None = None) -> Verdict:
+    """Replay ``record`` to its end or first offending event, handing each accepted step to
+    ``visit``: the ``Verdict`` (``replay_states`` driven to its return value).
+
+    Raises:
+        RecordError: the header is not a record's.
+    """
     steps = replay_states(record)
     while True:
         try:
-            next(steps)
+            step = next(steps)
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]  # the generator's Verdict
+        if visit is not None:
+            visit(step)
 
 
 def replay_states(record: Record) -> Generator[Step, None, Verdict]:

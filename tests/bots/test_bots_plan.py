@@ -11,7 +11,7 @@ import pytest
 
 from noreturn.bots import Deck, make_bot, plan, play_game
 from noreturn.bots.planner import PlanBot
-from noreturn.bots.search import SearchBot, candidates
+from noreturn.bots.search import SearchBot, candidates, clearly_better
 from noreturn.engine import (
     Declare,
     GameState,
@@ -266,8 +266,6 @@ def test_a_payment_takes_the_rest_of_its_colour_up_to_dump_max() -> None:
 
 def test_the_search_leaves_the_plan_only_for_a_clear_gain() -> None:
     """``clearly_better``: a paired gain counts only beyond ``z`` standard errors."""
-    from noreturn.bots.search import clearly_better  # noqa: PLC0415
-
     base = [0.5, 0.4, 0.6, 0.5]
     assert clearly_better([v + 0.1 for v in base], base, 1.0)  # the same gain every world
     assert not clearly_better([0.9, 0.0, 1.0, 0.1], base, 1.0)  # noisy, no clear gain

@@ -125,6 +125,38 @@ def test_a_time_budget_is_kept() -> None:
     assert time.perf_counter() - began < 3.0
 
 
+class _Clock:
+    """A fake clock that moves ``step`` seconds each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize(("cpu_step", "wall_step"), [(0.01, 0.001), (0.001, 0.01)])
+def test_a_time_budget_counts_cpu_and_the_wall_clock_caps_it(
+        monkeypatch: pytest.MonkeyPatch, cpu_step: float, wall_step: float) -> None:
+    """The budget is the CPU the search gets (a busy machine does not weaken the bot); a
+    search that gets no CPU still stops by the wall clock, at WALL_CAP times the budget."""
+    from noreturn.bots import search  # noqa: PLC0415
+
+    state = _positions(Rules(), range(1))[20]
+    seen, legal = view(state, state.to_move), legal_actions(state)
+    cpu, wall = _Clock(cpu_step), _Clock(wall_step)
+    monkeypatch.setattr(search.time, "thread_time", cpu)
+    monkeypatch.setattr(search.time, "perf_counter", wall)
+    SearchBot(seconds=0.5).act(seen, legal, Random(1))
+    monkeypatch.undo()
+    by_cpu = cpu_step > wall_step  # the CPU runs out first; else a crowded machine's wall
+    moving = cpu if by_cpu else wall
+    budget = 0.5 * (1 if by_cpu else search.WALL_CAP)
+    # the moving clock is read about once a world: the search ran until the budget, no more
+    assert budget <= moving.now <= budget + 10 * moving.step
+
+
 # ------------------------------------------------------------------- plan estimates
 def test_scoring_turns_score_the_biggest_payable_tail_each_turn() -> None:
     assert plan.scoring_turns([[], []], 20, 15) == 0

@@ -23,7 +23,8 @@ the plan it plays out (25.5% a seat against medium's 27.0% with four players).
 The value of a playout is a win (1, shared 1/k) blended with the margin over the best other
 seat, so the search prefers a big win to a narrow one and a narrow loss to a big one.
 
-Options: ``search:time=1.0`` (seconds per decision, the default) or
+Options: ``search:time=1.0`` (seconds of CPU per decision, the default, at most three
+times that on the wall clock: ``WALL_CAP``) or
 ``search:iterations=N`` (sampled worlds per decision: the same seed gives the same move),
 ``win=0.5`` (weight of the win against the margin), ``trust=1.0`` (standard errors a move
 must beat the plan's choice by; 0: the plain winner), ``scale=60`` (points of margin that
@@ -64,6 +65,12 @@ from noreturn.engine import (
 TRUST = 1.0
 """Standard errors by which a move must beat the plan's own choice, on the last round's
 fresh worlds, to be played instead (0: the plain winner of the halving)."""
+
+WALL_CAP = 3.0
+"""A time budget counts the CPU time the search itself gets (``time.thread_time``), so a
+busy machine does not make the bot weaker: a tournament run beside other work measures
+the bot that is shipped. The wall clock caps it at this many times the budget, so that a
+crowded server still answers."""
 
 MARGIN_SCALE = 60.0
 """Points of margin that count as much as half a win (clipped beyond)."""
@@ -180,12 +187,13 @@ class SearchBot:
         totals = [0.0] * len(options)
         counts = [0] * len(options)
         rounds = max(1, math.ceil(math.log2(len(options))))
-        began = time.perf_counter()
+        began = (time.thread_time(), time.perf_counter())
         self.last_playouts = 0
         fresh: dict[int, list[float]] = {}
         for done in range(rounds):
             worlds = 0
-            deadline = began + self.seconds * (done + 1) / rounds
+            share = self.seconds * (done + 1) / rounds
+            deadline = (began[0] + share, began[1] + WALL_CAP * share)
             fresh = {index: [] for index in alive}
             while self._more(worlds, rounds, deadline):
                 world = sample_world(view, rng)
@@ -209,14 +217,16 @@ class SearchBot:
             return 0
         return best
 
-    def _more(self, worlds: int, rounds: int, deadline: float) -> bool:
-        """Whether this round samples another world (at least two per round)."""
+    def _more(self, worlds: int, rounds: int, deadline: tuple[float, float]) -> bool:
+        """Whether this round samples another world (at least two per round): within the
+        iterations, or within both the CPU deadline and the wall deadline (``WALL_CAP``)."""
         if self.iterations is not None:
             return worlds < max(2, self.iterations // rounds)
-        return worlds < 2 or time.perf_counter() < deadline
+        return worlds < 2 or (time.thread_time() < deadline[0]
+                              and time.perf_counter() < deadline[1])
 
 
-@register("search", "determinized Monte Carlo; search:time=1 (s per move) or "
+@register("search", "determinized Monte Carlo; search:time=1 (CPU s per move) or "
                     "search:iterations=N (worlds per move)")
 def _search(options: str) -> SearchBot:
     values = parse_options(options, {"time": float, "iterations": int, "win": float,

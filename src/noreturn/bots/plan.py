@@ -297,23 +297,25 @@ def payment(hand: list[int], due: int, keep_power: float, dump_max: int = 0) -> 
     the paying power the hand keeps for the next turn; then the fewest tiles. The tiles of
     that colour up to ``dump_max`` that the payment leaves are added to it (see Params)."""
     sums = colour_sums(hand)
-    best: tuple[tuple[float, int], tuple[int, ...]] | None = None
+    best: tuple[tuple[float, int], list[int], int] | None = None
     for colour, total in sums.items():
         if not covers(total, due):
             continue
         tiles = [t for t in hand if COLOUR[t] == colour]
         others = max((v for c, v in sums.items() if c != colour), default=0)
-        for mask in range(1, 1 << len(tiles)):
-            chosen = tuple(tiles[i] for i in range(len(tiles)) if mask >> i & 1)
-            paid = tiles_value(chosen)
+        paid_by = [0] * (1 << len(tiles))  # each subset's sum, from the subset less its
+        for mask in range(1, 1 << len(tiles)):  # lowest tile: this runs in every playout
+            low = mask & -mask
+            paid = paid_by[mask] = paid_by[mask ^ low] + VALUE[tiles[low.bit_length() - 1]]
             if not covers(paid, due):
                 continue
-            cost = (paid - due - keep_power * max(others, total - paid), len(chosen))
+            cost = (paid - due - keep_power * max(others, total - paid), mask.bit_count())
             if best is None or cost < best[0]:
-                best = (cost, chosen)
+                best = (cost, tiles, mask)
     if best is None:
         return ()
-    chosen = best[1]
+    _, tiles, mask = best
+    chosen = tuple(tiles[i] for i in range(len(tiles)) if mask >> i & 1)
     if dump_max and chosen:
         colour = COLOUR[chosen[0]]
         rest = list(hand)

@@ -25,8 +25,8 @@ from noreturn.tui.advice import WEIGHING, AdviceLine
 from noreturn.tui.app import NoReturnApp
 from noreturn.tui.moves import Target, candidates, hand_order, payments, tiles_of
 from noreturn.tui.review import ReviewScreen, worst_first
-from noreturn.tui.screens import ConfirmScreen, EndScreen, HandoverScreen
-from noreturn.tui.widgets import HandView, MovePanel
+from noreturn.tui.screens import ConfirmScreen, EndScreen, HandoverScreen, LogScreen
+from noreturn.tui.widgets import CELL, HandView, MovePanel, PlayerPanel
 
 SMALL = Rules(players=2, colors=3, max_value=6, copies=2, hand_size=5, exchange_limit=3)
 SIZE = (120, 40)
@@ -287,10 +287,40 @@ def test_the_switch_line_fits_an_80_by_24_terminal(tmp_path: Path) -> None:
         shown = text(app, "#advice")
         assert shown.startswith("switch: ")
         assert len(shown) <= line.content_region.width, (shown, line.content_region)
-        buttons = app.query_one("#buttons").region  # the line costs no row: all on screen
-        assert line.region.bottom <= buttons.y and buttons.bottom <= app.query_one(Footer).region.y
+        assert 0 < line.region.bottom <= app.query_one(Footer).region.y  # on screen
 
     drive(new_app(tmp_path, rules=Rules(players=2), seed=5), body, size=(80, 24))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_table_fits_an_80_by_24_terminal(tmp_path: Path, players: int) -> None:
+    """Every hand tile, the moves and the newest log line are on an 80x24 screen, and a
+    player's facts are never broken mid-phrase ("score pile 13" stays whole)."""
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await past_mulligan(pilot, app)
+        for _ in range(6):  # some turns in, so that every seat has rows
+            await pilot.press("h", "enter")
+            await settle(pilot)
+        bottom = app.query_one(Footer).region.y
+        hand = app.query_one(HandView)
+        assert hand.region.bottom <= bottom
+        assert len(app.order()) == 8 and hand.region.width >= 8 * CELL - 1
+        assert app.query_one(MovePanel).region.height > 0
+        assert app.query_one(MovePanel).region.bottom <= bottom
+        assert app.query_one("#lastlog").region.height == 1  # the log folded to a line
+        assert not app.query_one("#logbox").display
+        for panel in app.query(PlayerPanel):
+            shown = str(panel.render())
+            for phrase in ("score now", "score pile", "phase", "hand"):
+                assert phrase in shown.replace("\n", " ")
+                assert all(not line.endswith(phrase) for line in shown.split("\n"))
+        await pilot.press("l")
+        assert isinstance(app.screen, LogScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, LogScreen)
+
+    seats = make_seats(players, ["Ada"], ["greedy"])
+    drive(new_app(tmp_path, seats, rules=Rules(players=players), seed=5), body, size=(80, 24))
 
 
 @pytest.mark.parametrize("seed", [1, 2])  # Bob starts, Ada starts
@@ -384,9 +414,12 @@ def test_scoring_shows_the_sum_to_pay_and_the_payments_that_suffice(tmp_path: Pa
     values = table.state.rows[0][colour]
 
     async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
-        # border 1 + padding 1 + indent 2, the colour tag (3 columns), 3 columns per value;
-        # below the border, two lines of name and numbers
-        await pilot.click("#me", offset=(1 + 1 + 2 + 3 + 1, 1 + 2 + line))
+        # the row's line and first column in the panel's content (after the facts, which
+        # take one line at this width); border 1 + padding 1, the colour tag, a value
+        row_line, first = next((y, x) for y, x, c, _ in app.query_one("#me", PlayerPanel)._spans
+                               if c == colour)
+        assert row_line == 1 + line
+        await pilot.click("#me", offset=(1 + 1 + first + 3 + 1, 1 + row_line))
         assert app.target == Target(colour, len(values))
         shown = text(app, "#candidates")
         assert f"= {sum(values)} to pay" in shown and "Payments that suffice: " in shown

@@ -29,9 +29,11 @@ from noreturn.tui.screens import (
     ConfirmScreen,
     EndScreen,
     HandoverScreen,
+    LogScreen,
     rules_screen,
     tracker_screen,
 )
+from noreturn.tui.tiles import log_text
 from noreturn.tui.widgets import HandView, MovePanel, PlayerPanel
 
 
@@ -48,6 +50,7 @@ class NoReturnApp(TableDisplay):
         Binding("w", "switch_advice", "switch"),
         Binding("u", "undo", "undo"),
         Binding("t", "tracker", "tiles"),
+        Binding("l", "log", "log"),
         Binding("question_mark", "rules", "rules", key_display="?"),
         Binding("q", "quit_game", "quit"),
         *[Binding(str(n), f"select_tile({n - 1})", show=False) for n in range(1, 10)],
@@ -311,6 +314,12 @@ class NoReturnApp(TableDisplay):
         if self.revealed:
             self.push_screen(tracker_screen(self.table.unseen(self.shown), self.table.rules,
                                             self.color))
+
+    def action_log(self) -> None:
+        """The whole log (on a narrow screen only its newest line shows)."""
+        if self._covered() or not self.revealed:
+            return
+        self.push_screen(LogScreen(log_text(self.table.log(self.shown), self.color)))
 
     def action_rules(self) -> None:
         """The rules in brief."""

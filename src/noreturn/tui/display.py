@@ -39,12 +39,23 @@ HandView { border: round $accent; height: 5; padding: 0 1; }
 #buttons { height: 1; }
 #buttons Button { min-width: 8; margin: 0 1 0 0; }
 #logbox { width: 1fr; border: round $primary-darken-2; }
+#lastlog { height: 1; display: none; padding: 0 1; }
+#opponents { overflow-y: auto; }
+Screen.-narrow #logbox { display: none; }
+Screen.-narrow #lastlog { display: block; }
+Screen.-short PlayerPanel { border: none; padding: 0 0; }
+Screen.-short #me { border: none; background: $boost; }
+Screen.-short HandView { border: none; height: 3; padding: 0 0; }
+Screen.-short #move { border: none; padding: 0 0; }
+Screen.-short #buttons { display: none; }
 .dialog { width: 64; height: auto; border: thick $warning; padding: 1 2; background: $panel; }
 .dialog.wide { width: 96; max-width: 100%; }
+.dialog.tall { height: 90%; }
+#fulllog { height: 1fr; }
 #review-status { height: auto; margin-top: 1; }
 #review-body { height: 1fr; padding: 0 1; }
 .buttons { height: 3; margin-top: 1; }
-ConfirmScreen, TextScreen, HandoverScreen, EndScreen { align: center middle; }
+ConfirmScreen, TextScreen, HandoverScreen, EndScreen, LogScreen { align: center middle; }
 """
 
 
@@ -52,6 +63,10 @@ class TableDisplay(App[str]):
     """The table on screen and the selection; ``NoReturnApp`` adds keys, mouse and flow."""
 
     CSS = CSS
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-roomy")]  # noqa: RUF012 - Textual's
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]  # noqa: RUF012 - declared classvars
+    """Below 110 columns the log folds into its newest line (``l`` shows it all); below 34
+    lines the panels lose their frames and rows share lines: the table fits 80x24."""
     TITLE = "No Return"
     ENABLE_COMMAND_PALETTE = False
 
@@ -86,6 +101,7 @@ class TableDisplay(App[str]):
     def compose(self) -> ComposeResult:
         """Status line; opponents, you, your hand and the move; the log; the keys."""
         yield Static(id="status")
+        yield Static(id="lastlog")
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 with Horizontal(id="opponents"):
@@ -167,6 +183,11 @@ class TableDisplay(App[str]):
         log = self.table.log(self.shown) if self.revealed else []
         self.query_one("#log", Static).update(log_text(log[-300:], self.color))
         self.query_one("#logbox", VerticalScroll).scroll_end(animate=False)
+        self.query_one("#lastlog", Static).update(log_text(log[-1:], self.color))
+
+    def on_resize(self) -> None:
+        """Panels pack their lines by width: draw again once the new sizes are laid out."""
+        self.call_after_refresh(self.redraw)
 
     def _draw_status(self, seen: View) -> None:
         thinking = self.bot_busy or self.table.bot_to_move()
@@ -176,12 +197,13 @@ class TableDisplay(App[str]):
     def _draw_players(self, seen: View) -> None:
         count = len(self.table.seats)
         others = [(self.shown + i) % count for i in range(1, count)]
+        packed = self.screen_stack[0].has_class("-short")
         for i, seat in enumerate(others):
             self.query_one(f"#opponent{i}", PlayerPanel).show(
-                seen, seat, self._title(seat), self.color)
+                seen, seat, self._title(seat), self.color, packed=packed)
         aim = self.target if seen.phases[self.shown] == 2 and seen.my_turn else None
         self.query_one("#me", PlayerPanel).show(
-            seen, self.shown, f"{self._title(self.shown)} (you)", self.color, aim)
+            seen, self.shown, f"{self._title(self.shown)} (you)", self.color, aim, packed)
 
     def _title(self, seat: int) -> str:
         spec = self.table.seats[seat].bot

@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
 from textual.worker import get_current_worker
@@ -50,7 +50,7 @@ After each turn you refill to 8. When the bag runs empty the round is completed.
 
 [b]Keys[/b]: 1-9 or ←/→ and Space pick tiles · p place · e exchange · s score ·
 ↑/↓ choose · Enter play · d declare · r / + / - choose the row tail to score ·
-c clear · h hint · w when to switch (declare now or wait?) · u undo · t tile tracker ·
+c clear · h hint · w when to switch (declare now or wait?) · u undo · t tile tracker · l log ·
 ? rules · q quit.
 The mouse works too: click tiles, a row tile to aim a score, a move, the buttons."""
 
@@ -102,6 +102,38 @@ class TextScreen(ModalScreen[None]):
         with Vertical(classes="dialog wide"):
             yield Static(self.body, classes="body")
             yield Button("Close (Esc)", id="close")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Close on the button."""
+        self.dismiss()
+
+    def action_close(self) -> None:
+        """Close on a key."""
+        self.dismiss()
+
+
+class LogScreen(ModalScreen[None]):
+    """The whole log over the table, scrolled to its end; Escape, q, l or Enter close it."""
+
+    BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
+        Binding("escape,q,l,enter", "close", "close"),
+    ]
+
+    def __init__(self, log: Text) -> None:
+        """Show ``log`` (the lines the shown player may see)."""
+        super().__init__(id="logscreen")
+        self.log_lines = log
+
+    def compose(self) -> ComposeResult:
+        """The log in a scrolling box and a Close button."""
+        with Vertical(classes="dialog wide tall"):
+            with VerticalScroll(id="fulllog"):
+                yield Static(self.log_lines)
+            yield Button("Close (Esc)", id="close")
+
+    def on_mount(self) -> None:
+        """Start at the newest line."""
+        self.query_one("#fulllog", VerticalScroll).scroll_end(animate=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Close on the button."""

@@ -62,7 +62,12 @@ class HandView(Static):
 
 
 class PlayerPanel(Static):
-    """One player: name, phase, hand size, score pile, score now, and the rows."""
+    """One player: name, phase, hand size, score pile, score now, and the rows.
+
+    The facts are packed into lines by the panel's width at their boundaries, so a narrow
+    panel (four players at 80 columns) never breaks "score pile 13" in two. On a short
+    screen (``packed``) the rows share lines too, as many as fit side by side.
+    """
 
     class Aimed(Message):
         """A tile of your own row was clicked: score from it to the row's end."""
@@ -73,29 +78,40 @@ class PlayerPanel(Static):
             self.target, self.seat = target, seat
 
     seat: int = 0
-    _row_lines: tuple[int, ...] = ()
-    _lengths: tuple[int, ...] = ()
+    _spans: tuple[tuple[int, int, int, int], ...] = ()
+    """Each row's line, first column, colour and length: a click finds its tile."""
 
     def show(self, seen: View, seat: int, title: str, color: bool,
-             target: Target | None = None) -> None:
+             target: Target | None = None, packed: bool = False) -> None:
         """Draw ``seat`` as ``seen`` shows it; ``target`` marks a tail of your own row."""
         self.seat = seat
+        width = max(self.content_size.width, 20)
         pile = sum(value_of(t) for t in seen.piles[seat])
         moving = seat == seen.to_move and not seen.is_over
-        head = Text(("▶ " if moving else "  ") + title, style="bold")
-        head.append(f"   score now {seen.scores[seat]}")
-        head.append(f"\n  phase {seen.phases[seat]} · hand {seen.hand_counts[seat]} · "
-                    f"score pile {pile}")
-        lines = [head]
+        facts = [("▶ " if moving else "  ") + title, f"score now {seen.scores[seat]}",
+                 f"phase {seen.phases[seat]}", f"hand {seen.hand_counts[seat]}",
+                 f"score pile {pile}"]
+        lines = [Text(line, style="bold" if not n else "")
+                 for n, line in enumerate(pack(facts, width, "  ", " · "))]
         rows = [c for c, r in enumerate(seen.rows[seat]) if r]
-        for colour in rows:
-            tail = target.count if target is not None and target.row == colour else 0
-            lines.append(Text("  ").append_text(
-                row_text(colour, seen.rows[seat][colour], color, tail, ROW_CELL)))
         if not rows:
             lines.append(Text("  no rows yet", style="dim"))
-        self._row_lines = tuple(rows)
-        self._lengths = tuple(len(seen.rows[seat][c]) for c in rows)
+        spans: list[tuple[int, int, int, int]] = []
+        line, column = Text(), 0
+        for colour in rows:
+            values = seen.rows[seat][colour]
+            tail = target.count if target is not None and target.row == colour else 0
+            shown = row_text(colour, values, color, tail, ROW_CELL)
+            if line and not (packed and column + 2 + len(shown) <= width):
+                lines.append(line)
+                line, column = Text(), 0
+            line.append("  ")
+            spans.append((len(lines), column + 2, colour, len(values)))
+            line.append_text(shown)
+            column += 2 + len(shown)
+        if line:
+            lines.append(line)
+        self._spans = tuple(spans)
         self.update(Text("\n").join(lines))
 
     def on_click(self, event: events.Click) -> None:
@@ -103,14 +119,23 @@ class PlayerPanel(Static):
         offset = event.get_content_offset(self)
         if offset is None:
             return
-        line = offset.y - 2
-        if not 0 <= line < len(self._row_lines):
-            return
-        index = (offset.x - 2 - ROW_PREFIX) // ROW_CELL
-        length = self._lengths[line]
-        if 0 <= index < length:
-            self.post_message(self.Aimed(Target(self._row_lines[line], length - index),
-                                         self.seat))
+        for line, first, colour, length in self._spans:
+            index = (offset.x - first - ROW_PREFIX) // ROW_CELL
+            if line == offset.y and offset.x >= first + ROW_PREFIX and index < length:
+                self.post_message(self.Aimed(Target(colour, length - index), self.seat))
+                return
+
+
+def pack(phrases: list[str], width: int, indent: str, glue: str) -> list[str]:
+    """``phrases`` joined by ``glue`` into lines of at most ``width`` columns, broken only
+    between phrases (a phrase longer than a line stands alone); later lines ``indent``ed."""
+    lines: list[str] = []
+    for phrase in phrases:
+        if lines and len(lines[-1]) + len(glue) + len(phrase) <= width:
+            lines[-1] += glue + phrase
+        else:
+            lines.append((indent if lines else "") + phrase)
+    return lines
 
 
 class MovePanel(Static):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.screen import ModalScreen
 from textual.widgets import Button, Footer
 
 from noreturn.bots.switch import Outlook, SwitchAdvice
@@ -472,6 +473,55 @@ async def review_done(pilot: Pilot[str]) -> None:
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
     await pilot.pause()
+
+
+def test_enter_after_a_hint_to_declare_asks_and_declares(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await past_mulligan(pilot, app)
+        while True:
+            await pilot.press("h")
+            if isinstance(app.hinted, Declare):
+                break
+            await pilot.press("enter")
+            await settle(pilot)
+        assert "Enter or d" in text(app, "#message")
+        await pilot.press("enter")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        assert app.table.state.phases[0] == 2 and app.hinted is None
+        await pilot.press("enter")  # Enter now plays the chosen phase-2 move, not a declaration
+        assert not isinstance(app.screen, ConfirmScreen)
+
+    drive(new_app(tmp_path, rules=Rules(players=2), seed=5), body)
+
+
+def test_a_hint_goes_when_the_selection_changes(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await past_mulligan(pilot, app)
+        await pilot.press("h")
+        assert app.hinted is not None and text(app, "#message").startswith("hint:")
+        await pilot.press("c")
+        assert app.hinted is None and text(app, "#message") == ""
+        await pilot.press("h", "1")
+        assert app.hinted is None and text(app, "#message") == ""
+
+    drive(new_app(tmp_path), body)
+
+
+def test_the_end_screen_keeps_the_final_table_in_sight(tmp_path: Path) -> None:
+    """The result lies over the table, not instead of it; v hides it to show all of it."""
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await play_to_the_end(pilot, app)
+        end = app.screen
+        assert isinstance(end, ModalScreen) and app.screen_stack[0].query_one("#me").display
+        dialog = end.query_one(".dialog")
+        assert dialog.region.y > 2  # the top of the table shows above the result
+        await pilot.press("v")
+        assert not dialog.display and app.screen is end
+        await pilot.press("v")
+        assert dialog.display
+
+    drive(new_app(tmp_path, seed=2), body, size=(80, 24))
 
 
 def test_the_end_screen_reviews_the_persons_decisions_worst_first(tmp_path: Path) -> None:

@@ -170,6 +170,7 @@ class NoReturnApp(TableDisplay):
             return
         self.selected ^= {index}
         self.cursor = index
+        self._drop_hint()
         self.redraw()
 
     def action_cursor(self, step: int) -> None:
@@ -190,6 +191,7 @@ class NoReturnApp(TableDisplay):
         if self._covered():
             return
         self.selected.clear()
+        self._drop_hint()
         self.redraw()
 
     def action_choose(self, step: int) -> None:
@@ -200,11 +202,14 @@ class NoReturnApp(TableDisplay):
         if keys:
             at = keys.index(self.choice) if self.choice in keys else 0
             self.choice = keys[(at + step) % len(keys)]
+            self._drop_hint()
             self.redraw()
 
     def action_pick(self, key: str) -> None:
         """Choose the candidate of one kind (p, e, s, m)."""
         if key in [o.key for o in self.candidates()]:
+            if key != self.choice:
+                self._drop_hint()
             self.choice = key
             self.redraw()
         elif self._may_act():
@@ -217,6 +222,7 @@ class NoReturnApp(TableDisplay):
         if self._covered():
             return
         self.target = moves.next_row(self.seen(), self.target)
+        self._drop_hint()
         self.redraw()
 
     def action_resize(self, step: int) -> None:
@@ -224,11 +230,22 @@ class NoReturnApp(TableDisplay):
         if self._covered():
             return
         self.target = moves.resize(self.seen(), self.target, step)
+        self._drop_hint()
         self.redraw()
 
+    def _drop_hint(self) -> None:
+        """The selection changed: a hint about the old one would mislead, so it goes."""
+        if self.hinted is not None:
+            self.hinted = None
+            self.say("")
+
     def action_play(self) -> None:
-        """Play the chosen candidate, if the engine allows it; otherwise say why not."""
+        """Play the chosen candidate, if the engine allows it; otherwise say why not. After
+        a hint to declare, Enter declares (asking first, as d does)."""
         if not self._may_act():
+            return
+        if isinstance(self.hinted, Declare):
+            self.action_declare()
             return
         option = self.current()
         if option is None:
@@ -258,6 +275,7 @@ class NoReturnApp(TableDisplay):
                 self.say("still in phase 1", "yellow")
                 return
             self.table.try_action(Declare())
+            self.hinted = None
             self.say("you declared phase 2: now score or exchange", "green")
             self.after_change()
 
@@ -277,7 +295,7 @@ class NoReturnApp(TableDisplay):
             return
         self.hinted = action
         if isinstance(action, Declare):
-            self.say(f"hint: declare phase 2 (press d) — {reason}", "cyan")
+            self.say(f"hint: declare phase 2 (Enter or d) — {reason}", "cyan")
             self.redraw()
             return
         self.selected = moves.pick_tiles(self.order(), moves.tiles_of(action))
@@ -352,6 +370,7 @@ class NoReturnApp(TableDisplay):
         """A click on one of your row tiles aims the score there."""
         if message.seat == self.shown:
             self.target = message.target
+            self._drop_hint()
             self.redraw()
 
     def on_move_panel_chosen(self, message: MovePanel.Chosen) -> None:

@@ -55,7 +55,8 @@ Screen.-short #buttons { display: none; }
 #review-status { height: auto; margin-top: 1; }
 #review-body { height: 1fr; padding: 0 1; }
 .buttons { height: 3; margin-top: 1; }
-ConfirmScreen, TextScreen, HandoverScreen, EndScreen, LogScreen { align: center middle; }
+ConfirmScreen, TextScreen, HandoverScreen, LogScreen { align: center middle; }
+EndScreen { align: center bottom; }
 """
 
 

@@ -204,8 +204,9 @@ class _CancelledError(Exception):
     """The review was called off (the game was left): its worker stops at the next job."""
 
 
-class EndScreen(Screen[None]):
-    """The final scores with their arithmetic, the ranks and where the record is.
+class EndScreen(ModalScreen[None]):
+    """The final scores with their arithmetic, the ranks and where the record is, over the
+    lower part of the final table, which stays in sight above it (every row at the end).
 
     With the game's ``record`` and the people's seats (``reviewers``) it offers each person
     a review of their decisions (``tui/review.py``): ``r`` or a click on Review runs it in
@@ -216,6 +217,7 @@ class EndScreen(Screen[None]):
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
         Binding("q,enter,escape", "leave", "leave"),
         Binding("r", "review", "review"),
+        Binding("v", "view_table", "view the table"),
     ]
 
     def __init__(self, lines: list[str], path: str, note: str | None = None,
@@ -236,7 +238,8 @@ class EndScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         """Scores, record path, a Review button per person and a Leave button."""
-        body = Text("Game over. Score = score pile - tiles left in rows.\n\n", style="bold")
+        body = Text("Game over. Score = score pile - tiles left in rows. ", style="bold")
+        body.append("(v: the table)\n\n", style="dim")
         for line in self.lines:
             body.append(f"  {line}\n", style="bold" if line.startswith("1.") else "")
         if self.note:
@@ -262,6 +265,11 @@ class EndScreen(Screen[None]):
             self.start_review(int(button.removeprefix("review-")))
         else:
             self.action_leave()
+
+    def action_view_table(self) -> None:
+        """Hide the result, so the whole final table shows; v again brings it back."""
+        dialog = self.query_one(".dialog")
+        dialog.display = not dialog.display
 
     def action_leave(self) -> None:
         """Leave by key (a review under way is called off)."""

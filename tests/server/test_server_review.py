@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 from srvkit import connect, create, play, seated, start
 
 from noreturn.server import create_app
-from noreturn.server.reviewer import REVIEW_PLAYOUTS, Reviewer
+from noreturn.server.reviewer import REVIEW_PLAYOUTS, ChildLostError, Reviewer
 from noreturn.server.reviews import ReviewStore
 
 SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
@@ -155,6 +155,31 @@ def test_a_failed_review_says_why_and_is_not_made_again(db_url: str) -> None:
         assert "noreturn review" in answer.json()["detail"]  # what to do instead
         assert client.get(f"/api/tables/{table_id}/review").status_code == 500
         assert reviewer.events == [f"claimed {table_id}", f"failed {table_id}"]
+
+
+def test_a_lost_review_process_is_tried_again_when_asked(db_url: str) -> None:
+    """A child that dies (killed, out of memory) is not the game's fault: the claim is
+    released, no failure is stored, and the next request queues the review again."""
+    with TestClient(create_app(db_url, review_playouts=PLAYOUTS)) as client:
+        reviewer = reviewer_of(client)
+        lost: list[str] = []
+
+        def dies(record: dict[str, Any], playouts: int,
+                 stop: threading.Event) -> dict[str, Any]:
+            lost.append(record["meta"]["table"])
+            raise ChildLostError("the review process ended with code -9 without an answer")
+
+        reviewer.runner = dies
+        table_id = finished_game(client)
+        deadline = time.monotonic() + 20
+        while (reviewer.busy_with(table_id) or f"lost {table_id}" not in reviewer.events
+               ) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert reviewer.events == [f"claimed {table_id}", f"lost {table_id}"]
+        reviewer.runner = lambda record, playouts, stop: {"format": "noreturn-review"}
+        answer = wait_for_review(client, table_id)
+        assert answer.status_code == 200 and answer.json() == {"format": "noreturn-review"}
+        assert lost == [table_id]
 
 
 def test_one_process_claims_a_review_and_a_dead_claim_is_taken_over(db_url: str) -> None:

@@ -52,9 +52,15 @@ class StoppedError(Exception):
     """The reviewer stops (the server shuts down): the review under way is abandoned."""
 
 
+class ChildLostError(Exception):
+    """The review's process died or could not start (killed, out of memory): nothing is
+    wrong with the game, so the claim is released and the next request tries again."""
+
+
 class ReviewRunner(Protocol):
     """Makes one review: the record, the playouts per decision, an event that asks it to
-    stop (``StoppedError``); returns the review's JSON or raises ``RuntimeError`` with why."""
+    stop (``StoppedError``); returns the review's JSON or raises ``RuntimeError`` with why
+    (``ChildLostError`` when the game is not to blame)."""
 
     def __call__(self, record: dict[str, Any], playouts: int,
                  stop: threading.Event) -> dict[str, Any]: ...
@@ -83,8 +89,9 @@ def review_in_child(record: dict[str, Any], playouts: int,
 
     Raises:
         StoppedError: ``stop`` was set; the child is ended.
-        RuntimeError: the review failed, the child died, or it ran past
-            ``TIMEOUT_SECONDS``.
+        ChildLostError: the child died without an answer.
+        RuntimeError: the review failed (the child said why), or it ran past
+            ``TIMEOUT_SECONDS`` (with a fixed budget it would again).
     """
     context = multiprocessing.get_context("spawn")
     mine, theirs = context.Pipe(duplex=False)
@@ -98,14 +105,14 @@ def review_in_child(record: dict[str, Any], playouts: int,
             if stop.is_set():
                 raise StoppedError
             if not child.is_alive() and not mine.poll(0):
-                raise RuntimeError(f"the review process ended with code {child.exitcode} "
-                                   "without an answer")
+                raise ChildLostError(f"the review process ended with code "
+                                     f"{child.exitcode} without an answer")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the review took more than {TIMEOUT_SECONDS:g} s")
         try:
             ok, payload = mine.recv()
         except EOFError:
-            raise RuntimeError("the review process ended without an answer") from None
+            raise ChildLostError("the review process ended without an answer") from None
         if not ok:
             raise RuntimeError(str(payload))
         return dict(payload)
@@ -213,6 +220,11 @@ class Reviewer:
         started = time.monotonic()
         try:
             review = self.runner(record, self.playouts, self._stop)
+        except ChildLostError as exc:
+            log.warning("the review of table %s is given up for now: %s", table_id, exc)
+            self.store.release(table_id)
+            self._note(f"lost {table_id}")
+            return
         except RuntimeError as exc:
             log.warning("the review of table %s failed: %s", table_id, exc)
             self.store.fail(table_id, str(exc))
@@ -231,5 +243,5 @@ class Reviewer:
             log.warning("could not release the review claim of table %s", table_id)
 
 
-__all__ = ["NICE", "QUEUE_SIZE", "REVIEW_PLAYOUTS", "TIMEOUT_SECONDS", "ReviewRunner",
-           "Reviewer", "StoppedError", "review_in_child"]
+__all__ = ["NICE", "QUEUE_SIZE", "REVIEW_PLAYOUTS", "TIMEOUT_SECONDS", "ChildLostError",
+           "ReviewRunner", "Reviewer", "StoppedError", "review_in_child"]

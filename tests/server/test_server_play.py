@@ -89,6 +89,8 @@ def test_a_whole_game_two_people_and_a_bot(db_url: str) -> None:
         dealt = [sorted(e["tiles"]) for e in sorted(
             (e for e in record["events"] if e["type"] == "deal"), key=lambda e: e["player"])]
         assert [sorted(h) for h in replay["steps"][0]["hands"]] == dealt  # the deal's step
+        assert [step["event"] for step in replay["steps"]] == [0] + [
+            i for i, e in enumerate(record["events"]) if e["type"] not in ("deal", "draw")]
         told = [line for step in replay["steps"] for line in step["log"].split("; ")]
         assert told == watcher.state["log"]  # the replay tells what spectators were told
         # Nothing any seat received names a tile it could not see.

@@ -20,8 +20,9 @@ from noreturn.text.narrate import LAST_ROUND, narrate_game_over, narrate_turn
 
 def public_replay(record: Record) -> dict[str, Any]:
     """``{"names": [...], "steps": [{"log": line, "view": public view, "hands": [[tile
-    codes of seat 0's hand], ...]}, ...]}``. Only for a finished game's record: the
-    hands are hidden information while a game runs.
+    codes of seat 0's hand], ...], "event": index}, ...]}``. Only for a finished game's
+    record: the hands are hidden information while a game runs. ``event`` is the index in
+    the record's events of the step's first event (a review's decisions name theirs).
 
     The first step is the deal; then one step per action (a declaration is its own step),
     its refill included. Every event is what a spectator observes through the engine's
@@ -44,7 +45,7 @@ def public_replay(record: Record) -> dict[str, Any]:
         else:
             action, lines, current = seen, [narrate_turn(name, seen, None)], None
         if current is None:
-            current = {"log": "", "view": None, "hands": []}
+            current = {"log": "", "view": None, "hands": [], "event": step.index}
             steps.append(current)
         if state.ending and not ending:
             lines.append(LAST_ROUND)

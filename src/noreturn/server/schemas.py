@@ -146,6 +146,7 @@ class ReplayStep(BaseModel):
     log: str
     view: dict[str, Any]
     hands: list[list[str]]
+    event: int
 
 
 class Replay(BaseModel):

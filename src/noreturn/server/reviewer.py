@@ -35,8 +35,8 @@ from noreturn.server.reviews import ReviewStore
 
 REVIEW_PLAYOUTS = 200
 """Playouts per decision by default (``noreturn serve --review-playouts``): as the
-terminal's end screen reviews (``tui.review.REVIEW_PLAYOUTS``), some 8 s of one core per
-seat of a two-player game, against 500 for ``noreturn review``."""
+terminal's end screen reviews (``tui.review.REVIEW_PLAYOUTS``), against 500 for
+``noreturn review``. A full two-player game: some 24 CPU seconds (docs/review.md)."""
 QUEUE_SIZE = 32
 """Finished tables waiting for their review in one process; more are dropped (logged) and
 reviewed when asked for."""

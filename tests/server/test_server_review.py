@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import inspect
 import multiprocessing
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from random import Random
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
-from srvkit import connect, create, play, seated, start
+from srvkit import connect, create, play, seated, serving, start
 
 from noreturn.server import create_app
 from noreturn.server.reviewer import REVIEW_PLAYOUTS, ChildLostError, Reviewer
@@ -228,6 +233,69 @@ def test_play_goes_on_while_a_review_runs(db_url: str) -> None:
     assert not any(p.name == "noreturn-review" for p in multiprocessing.active_children())
     store = ReviewStore(create_app(db_url).state.service.engine)
     assert store.find(table_id).state is None  # released: not stuck as pending
+
+
+ORPHAN = """
+import multiprocessing, threading, time
+from noreturn.bots import Deck, make_bot, play_game
+from noreturn.engine import Rules
+from noreturn.server.reviewer import review_in_child
+
+rules = Rules(players=2, colors=3, max_value=6, hand_size=5)
+game = play_game(rules, [make_bot("random"), make_bot("greedy")], Deck(rules, 1),
+                 keep_record=True)
+threading.Thread(target=review_in_child, args=(game.record, 1_000_000, threading.Event()),
+                 daemon=True).start()
+while not multiprocessing.active_children():
+    time.sleep(0.01)
+print(multiprocessing.active_children()[0].pid, flush=True)
+time.sleep(60)
+"""
+
+
+def ended(pid: int) -> bool:
+    """Whether process ``pid`` is gone (or a zombie nobody reaped yet)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_a_review_child_ends_when_its_server_is_killed() -> None:
+    """A server killed with SIGKILL cannot end its review's child: the child notices and
+    ends itself, instead of spending its CPU on a review nobody will store."""
+    server = subprocess.Popen([sys.executable, "-c", ORPHAN], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        assert server.stdout is not None
+        child = int(server.stdout.readline())
+        assert not ended(child)
+    finally:
+        server.kill()
+        server.wait(10)
+    deadline = time.monotonic() + 10
+    while not ended(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ended(child)
+
+
+def test_noreturn_serve_reviews_a_finished_game(tmp_path: Path) -> None:
+    """The real command (``python -m noreturn serve``): its reviewer's child starts from
+    that main module, reviews, and the answer is the review."""
+    with serving(f"sqlite:///{tmp_path / 'serve.db'}", "--review-playouts",
+                 str(PLAYOUTS)) as base, httpx.Client(base_url=base, timeout=10) as http:
+        created = http.post("/api/tables", json={"seats": BOTS, "rules": SMALL})
+        table_id = created.json()["table"]["id"]
+        deadline = time.monotonic() + 60
+        answer = http.get(f"/api/tables/{table_id}/review")
+        while answer.status_code in (202, 409) and time.monotonic() < deadline:
+            time.sleep(0.2)
+            answer = http.get(f"/api/tables/{table_id}/review")
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["budget"] == {"playouts": PLAYOUTS}
+        assert len(answer.json()["seats"]) == 2
 
 
 def test_serve_reviews_at_the_documented_default() -> None:

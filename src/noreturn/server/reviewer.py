@@ -44,6 +44,8 @@ NICE = 10
 """How much lower the child's priority is than the server's (``os.nice``)."""
 TIMEOUT_SECONDS = 600.0
 """A review still running after this long is stopped and stored as failed."""
+ORPHAN_CHECK_SECONDS = 0.5
+"""How often a review's child looks whether its server is still alive."""
 
 log = logging.getLogger("noreturn.server")
 
@@ -66,10 +68,16 @@ class ReviewRunner(Protocol):
                  stop: threading.Event) -> dict[str, Any]: ...
 
 
-def _review_child(record: dict[str, Any], playouts: int, answer: Connection) -> None:
-    """The child process: lower its priority, review every seat on one core, answer."""
+def _review_child(record: dict[str, Any], playouts: int, answer: Connection,
+                  parent: int) -> None:
+    """The child process: lower its priority, review every seat on one core, answer.
+
+    It ends itself if its server dies (killed, so it could not end the child): a daemon
+    child outlives a parent that never exits normally, and would spend its CPU on a review
+    nobody stores."""
     with contextlib.suppress(AttributeError, OSError):  # no nice on this system
         os.nice(NICE)
+    threading.Thread(target=_end_when_orphaned, args=(parent,), daemon=True).start()
     try:
         from noreturn.analysis import Budget, review_record  # noqa: PLC0415 - child only
         from noreturn.analysis.report import review_json  # noqa: PLC0415
@@ -80,6 +88,13 @@ def _review_child(record: dict[str, Any], playouts: int, answer: Connection) -> 
         answer.send((False, f"{type(exc).__name__}: {exc}"))
     finally:
         answer.close()
+
+
+def _end_when_orphaned(parent: int) -> None:
+    """Exit the process at once when ``parent`` is no longer its parent."""
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_CHECK_SECONDS)
+    os._exit(3)
 
 
 def review_in_child(record: dict[str, Any], playouts: int,
@@ -95,7 +110,8 @@ def review_in_child(record: dict[str, Any], playouts: int,
     """
     context = multiprocessing.get_context("spawn")
     mine, theirs = context.Pipe(duplex=False)
-    child = context.Process(target=_review_child, args=(record, playouts, theirs),
+    child = context.Process(target=_review_child,
+                            args=(record, playouts, theirs, os.getpid()),
                             name="noreturn-review", daemon=True)
     child.start()
     theirs.close()

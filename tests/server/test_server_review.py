@@ -78,6 +78,12 @@ def test_no_review_before_the_end_nor_of_an_unknown_table(db_url: str) -> None:
             answer = client.get(f"/api/tables/{table_id}/review")
             assert answer.status_code == 409, stage
             assert "once the game is over" in answer.json()["detail"]
+        closed = client.post("/api/tables", json={"seats": seats}).json()
+        assert client.post(f"/api/tables/{closed['table']['id']}/close",
+                           json={"token": closed["creator_token"]}).status_code == 200
+        answer = client.get(f"/api/tables/{closed['table']['id']}/review")
+        assert answer.status_code == 409
+        assert "closed: its game was not played to the end" in answer.json()["detail"]
         for unknown in ("nope", "not a table!"):
             answer = client.get(f"/api/tables/{unknown}/review")
             assert answer.status_code == 404

@@ -392,7 +392,7 @@ def review_routes(reviews: ReviewStore, reviewer: Reviewer | None) -> APIRouter:
             if reviewer is None:
                 raise ReviewsOffError(table_id)
             if not reviewer.offer(table_id):
-                raise ReviewerBusyError
+                raise ReviewerBusyError()
         return JSONResponse({"detail": PENDING}, status_code=202,
                             headers={"Retry-After": "3"})
 

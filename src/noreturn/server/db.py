@@ -136,8 +136,8 @@ class ReviewRow(Base):
     """The review of a finished game (docs/review.md), kept with its record.
 
     ``state`` is ``pending`` while a process reviews it (claimed at ``claimed_at``; a claim
-    older than ``reviews.CLAIM_SECONDS`` is taken to be a process that died, and may be
-    taken over), ``done`` with ``review`` (the JSON of ``noreturn review --json``), or
+    not renewed for ``reviews.CLAIM_SECONDS`` is taken to be a process that died, and may
+    be taken over), ``done`` with ``review`` (the JSON of ``noreturn review --json``), or
     ``failed`` with ``error`` (never tried again: the same record fails the same way). A
     row of its own, not a column of ``game_tables``: the tables' reads (every move, every
     lobby page) never carry a review's tens of kilobytes.

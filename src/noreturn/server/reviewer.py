@@ -44,6 +44,9 @@ NICE = 10
 """How much lower the child's priority is than the server's (``os.nice``)."""
 TIMEOUT_SECONDS = 600.0
 """A review still running after this long is stopped and stored as failed."""
+HEARTBEAT_SECONDS = 30.0
+"""How often the reviewer renews its claim on the review under way (``reviews.CLAIM_SECONDS``
+without one, and another process takes it over)."""
 ORPHAN_CHECK_SECONDS = 0.5
 """How often a review's child looks whether its server is still alive."""
 
@@ -150,6 +153,7 @@ class Reviewer:
         self.store = store
         self.playouts = playouts
         self.runner = runner
+        self.heartbeat_seconds = HEARTBEAT_SECONDS
         self.events: list[str] = []
         """What the worker did, in order (``claimed ID``, ``reviewed ID``, ...): for tests
         and tools; the last 100 are kept."""
@@ -234,6 +238,10 @@ class Reviewer:
             return
         self._note(f"claimed {table_id}")
         started = time.monotonic()
+        done = threading.Event()
+        heartbeat = threading.Thread(target=self._renew, args=(table_id, done),
+                                     name="noreturn-review-claim", daemon=True)
+        heartbeat.start()
         try:
             review = self.runner(record, self.playouts, self._stop)
         except ChildLostError as exc:
@@ -246,10 +254,21 @@ class Reviewer:
             self.store.fail(table_id, str(exc))
             self._note(f"failed {table_id}")
             return
+        finally:
+            done.set()
+            heartbeat.join()
         self.store.finish(table_id, review)
         log.info("table %s reviewed in %.1f s (%d playouts a decision)", table_id,
                  time.monotonic() - started, self.playouts)
         self._note(f"reviewed {table_id}")
+
+    def _renew(self, table_id: str, done: threading.Event) -> None:
+        """Renew the claim on ``table_id`` every ``HEARTBEAT_SECONDS`` until ``done``."""
+        while not done.wait(self.heartbeat_seconds):
+            try:
+                self.store.renew(table_id)
+            except Exception:  # the database away: the claim may go stale; tried again
+                log.warning("could not renew the review claim of table %s", table_id)
 
     @staticmethod
     def _quietly(call: Callable[[str], None], table_id: str) -> None:
@@ -259,5 +278,5 @@ class Reviewer:
             log.warning("could not release the review claim of table %s", table_id)
 
 
-__all__ = ["NICE", "QUEUE_SIZE", "REVIEW_PLAYOUTS", "TIMEOUT_SECONDS", "ChildLostError",
-           "ReviewRunner", "Reviewer", "StoppedError", "review_in_child"]
+__all__ = ["HEARTBEAT_SECONDS", "NICE", "QUEUE_SIZE", "REVIEW_PLAYOUTS", "TIMEOUT_SECONDS",
+           "ChildLostError", "ReviewRunner", "Reviewer", "StoppedError", "review_in_child"]

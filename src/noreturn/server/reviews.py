@@ -7,8 +7,10 @@ that reads the review).
 
 Several server processes may share one database (docs/deploy.md). A review is made by the
 process that *claims* it: an insert of a ``pending`` row, which the table's primary key lets
-only one process make. A claim older than ``CLAIM_SECONDS`` is taken to be a process that
-died while reviewing, and may be taken over by a guarded update. The review is then stored
+only one process make. While it reviews, the process renews its claim every
+``reviewer.HEARTBEAT_SECONDS``; a claim not renewed for ``CLAIM_SECONDS`` is taken to be a
+process that died (or restarted) while reviewing, and may be taken over by a guarded
+update. The review is then stored
 in the same row (``done``); a stored review is never made again.
 
 The reviewing itself (a child process, one at a time) is ``reviewer.py``; this module only
@@ -36,10 +38,10 @@ from noreturn.server.games import utc
 
 REVIEWS: Table = ReviewRow.__table__  # type: ignore[assignment]
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
-CLAIM_SECONDS = 900.0
-"""A ``pending`` review claimed longer ago than this is taken over by the next process that
-is asked for it: its reviewer died (a review at the default budget takes well under a
-minute; ``reviewer.TIMEOUT_SECONDS`` stops one that runs away)."""
+CLAIM_SECONDS = 120.0
+"""A ``pending`` review whose claim was not renewed for this long is taken over by the next
+process asked for it: its reviewer died or restarted (a live one renews its claim every
+``reviewer.HEARTBEAT_SECONDS``). So after a restart a page waits at most this long."""
 PENDING = "the game is being reviewed: ask again in a few seconds"
 """The detail of a 202 answer."""
 
@@ -142,6 +144,13 @@ class ReviewStore:
         except IntegrityError:  # another process inserted its claim first
             return None
         return None if record is None else dict(record)
+
+    def renew(self, table_id: str) -> None:
+        """Renew this process's claim: it is still reviewing ``table_id``."""
+        with self.engine.begin() as conn:
+            conn.execute(update(REVIEWS).where(
+                REVIEWS.c.table_id == table_id, REVIEWS.c.state == "pending").values(
+                claimed_at=now()))
 
     def finish(self, table_id: str, review: dict[str, Any]) -> None:
         """Store the review (the JSON of ``noreturn review --json``): ``done``."""

@@ -321,6 +321,8 @@ def test_a_phone_sees_everything_without_sideways_scrolling(server: ServerThread
     assert overflow(page) == 0
     page.goto(f"{server.base}/replay/{table_id}")
     page.locator("body[data-step='0']").wait_for(state="attached")
+    sync_api.expect(page.locator("#review-status")).to_contain_text(  # this server: none
+        "No review: this server reviews no games")
     page.click("#last")
     assert overflow(page) == 0
     assert small_targets(page) == []

@@ -214,6 +214,29 @@ def test_one_process_claims_a_review_and_a_dead_claim_is_taken_over(db_url: str)
         assert first.find(table_id).review == {"format": "noreturn-review"}
 
 
+def test_a_claim_that_fails_leaves_another_process_claim_alone(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The database fails while this process claims: it logs, and never drops the claim
+    of the process that is reviewing the game."""
+    with TestClient(create_app(db_url)) as client:
+        table_id = finished_game(client)
+    with TestClient(create_app(db_url, review_playouts=PLAYOUTS)) as client:
+        other = ReviewStore(client.app.state.service.engine)  # type: ignore[attr-defined]
+        assert other.claim(table_id) is not None  # another process reviews it
+        reviewer = reviewer_of(client)
+
+        def broken(_table_id: str) -> None:
+            raise OSError("the database went away")
+
+        monkeypatch.setattr(reviewer.store, "claim", broken)
+        assert reviewer.offer(table_id)
+        deadline = time.monotonic() + 10
+        while reviewer.busy_with(table_id) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not reviewer.busy_with(table_id)
+        assert other.find(table_id).state == "pending"  # still the other process's
+
+
 def test_play_goes_on_while_a_review_runs(db_url: str) -> None:
     """A review far too big to end during the test runs in its child; a person's move on
     another table is answered meanwhile; stopping the app ends the child and releases

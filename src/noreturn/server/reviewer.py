@@ -220,23 +220,27 @@ class Reviewer:
             if table_id is None:
                 break
             try:
-                self._review(table_id)
-            except StoppedError:
-                self._quietly(self.store.release, table_id)
-                break
-            except Exception:  # the database away, say: the next request queues it again
-                log.exception("the review of table %s failed to run", table_id)
-                self._quietly(self.store.release, table_id)
+                record = self.store.claim(table_id)
+                if record is None:  # reviewed, claimed by another process, not finished
+                    self._note(f"skipped {table_id}")
+                    continue
+                self._note(f"claimed {table_id}")
+                try:
+                    self._review(table_id, record)
+                except StoppedError:
+                    self._quietly(self.store.release, table_id)
+                    break
+                except Exception:  # the database away, say: the claim is given back
+                    log.exception("the review of table %s failed to run", table_id)
+                    self._quietly(self.store.release, table_id)
+            except Exception:  # the claim itself failed: another request queues it again
+                log.exception("could not claim the review of table %s", table_id)
             finally:
                 with self._guard:
                     self._here.discard(table_id)
 
-    def _review(self, table_id: str) -> None:
-        record = self.store.claim(table_id)
-        if record is None:  # reviewed, or claimed by another process, or not finished
-            self._note(f"skipped {table_id}")
-            return
-        self._note(f"claimed {table_id}")
+    def _review(self, table_id: str, record: dict[str, Any]) -> None:
+        """Review the claimed ``table_id`` and store the review (or why it failed)."""
         started = time.monotonic()
         done = threading.Event()
         heartbeat = threading.Thread(target=self._renew, args=(table_id, done),

@@ -23,9 +23,11 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import insert
 from srvkit import connect, create, play, seated, serving, start
 
 from noreturn.server import create_app
+from noreturn.server.db import ReviewRow, now
 from noreturn.server.reviewer import REVIEW_PLAYOUTS, ChildLostError, Reviewer
 from noreturn.server.reviews import ReviewStore
 
@@ -78,6 +80,12 @@ def test_no_review_before_the_end_nor_of_an_unknown_table(db_url: str) -> None:
             answer = client.get(f"/api/tables/{table_id}/review")
             assert answer.status_code == 409, stage
             assert "once the game is over" in answer.json()["detail"]
+        # Even a review stored for a game in progress (by hand, say) is not given.
+        engine = client.app.state.service.engine  # type: ignore[attr-defined]
+        with engine.begin() as conn:
+            conn.execute(insert(ReviewRow).values(table_id=table_id, state="done",
+                                                  claimed_at=now(), review={"seats": []}))
+        assert client.get(f"/api/tables/{table_id}/review").status_code == 409
         closed = client.post("/api/tables", json={"seats": seats}).json()
         assert client.post(f"/api/tables/{closed['table']['id']}/close",
                            json={"token": closed["creator_token"]}).status_code == 200

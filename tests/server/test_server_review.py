@@ -268,8 +268,9 @@ def test_play_goes_on_while_a_review_runs(db_url: str) -> None:
         order.append("still reviewing")
     assert order == [f"claimed {table_id}", "moves answered", "still reviewing"]
     assert not any(p.name == "noreturn-review" for p in multiprocessing.active_children())
-    store = ReviewStore(create_app(db_url).state.service.engine)
-    assert store.find(table_id).state is None  # released: not stuck as pending
+    engine = create_app(db_url).state.service.engine
+    assert ReviewStore(engine).find(table_id).state is None  # released, not stuck pending
+    engine.dispose()
 
 
 ORPHAN = """

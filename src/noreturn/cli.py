@@ -249,6 +249,10 @@ def serve(
     failed_hello_limit: Annotated[int, typer.Option(
         min=0, help="refused WebSocket hellos (wrong token, no such table) one address may "
                     "make per minute (0: no limit)")] = 30,
+    review_playouts: Annotated[int, typer.Option(
+        min=0, help="finished games are reviewed in the background, one at a time at a low "
+                    "priority, at this many playouts a decision (0: no reviews; "
+                    "docs/review.md)")] = 200,
 ) -> None:
     """Online tables: lobby, seat links, play in the browser, records and replays."""
     try:
@@ -270,7 +274,8 @@ def serve(
                                 lobby_after=lobby_hours * 3600, idle_after=idle_hours * 3600,
                                 seat_limit_per_minute=seat_limit or None,
                                 sockets_per_address=socket_limit or None,
-                                failed_hellos_per_minute=failed_hello_limit or None)
+                                failed_hellos_per_minute=failed_hello_limit or None,
+                                review_playouts=review_playouts or None)
     except BroadcastError as exc:
         raise typer.BadParameter(str(exc), param_hint="--redis") from exc
     except ValueError as exc:  # the database (dbstart.DatabaseSetupError): one line, no trace

@@ -345,7 +345,11 @@ def spawn_serve(port: int, db_url: str, *options: str,
                 output: int | IO[str] = subprocess.DEVNULL,
                 errors: int | IO[str] = subprocess.STDOUT) -> subprocess.Popen[str]:
     """``noreturn serve`` on ``port`` with no bot delay, as a child process (its stderr
-    goes with its stdout unless ``errors`` says otherwise)."""
+    goes with its stdout unless ``errors`` says otherwise). It reviews no finished game
+    unless ``options`` give ``--review-playouts``: the tests that finish many games
+    measure play, and a review child per game would only load the machine."""
+    if "--review-playouts" not in options:
+        options = (*options, "--review-playouts", "0")
     return subprocess.Popen(
         [sys.executable, "-m", "noreturn", "serve", "--port", str(port), "--bot-delay", "0",
          "--db", db_url, *options],

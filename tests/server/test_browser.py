@@ -42,6 +42,8 @@ SMALL_RULES = {"colors": "3", "max_value": "6", "hand_size": "5"}
 LINE = re.compile(r"^(\d+)\. (.+): (-?\d+) = pile (-?\d+) - rows (-?\d+)$")
 TILE = re.compile(r"^[ROYGBP]\d+$")
 MAX_TURNS = 200
+REVIEW_PLAYOUTS = 4
+"""Playouts a decision of the reviewing server: a small game's review in a second or two."""
 BOT_DELAY = 1.5
 """Seconds the slow server's bots wait before moving: time to see that one is thinking."""
 
@@ -52,11 +54,12 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).is_file(),
 class ServerThread:
     """The real app on uvicorn in a thread, on a free port of 127.0.0.1."""
 
-    def __init__(self, db_url: str, bot_delay: float = 0.0) -> None:
+    def __init__(self, db_url: str, bot_delay: float = 0.0, **options: Any) -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
-        config = uvicorn.Config(create_app(db_url, bot_delay=bot_delay), host="127.0.0.1",
+        self.app = create_app(db_url, bot_delay=bot_delay, **options)
+        config = uvicorn.Config(self.app, host="127.0.0.1",
                                 port=self.port,
                                 log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
@@ -94,6 +97,14 @@ def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThre
     """A server whose bots wait ``BOT_DELAY`` seconds before each move, as people see them."""
     db = tmp_path_factory.mktemp("browser-slow") / "tables.db"
     with ServerThread(f"sqlite:///{db}", bot_delay=BOT_DELAY) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def reviewing_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
+    """A server that reviews finished games at ``REVIEW_PLAYOUTS`` a decision (quick)."""
+    db = tmp_path_factory.mktemp("browser-review") / "tables.db"
+    with ServerThread(f"sqlite:///{db}", review_playouts=REVIEW_PLAYOUTS) as running:
         yield running
 
 
@@ -310,6 +321,8 @@ def test_a_phone_sees_everything_without_sideways_scrolling(server: ServerThread
     assert overflow(page) == 0
     page.goto(f"{server.base}/replay/{table_id}")
     page.locator("body[data-step='0']").wait_for(state="attached")
+    sync_api.expect(page.locator("#review-status")).to_contain_text(  # this server: none
+        "No review: this server reviews no games")
     page.click("#last")
     assert overflow(page) == 0
     assert small_targets(page) == []
@@ -358,4 +371,95 @@ def test_when_to_switch_by_keyboard_on_a_phone_while_the_bot_is_seen_thinking(
     assert page.evaluate("document.activeElement.id") == "switch"  # focus stays for the keys
     assert overflow(page) == 0
     assert small_targets(page) == []
+    assert errors == []
+
+
+def finished_bot_game(page: Any, base: str) -> str:
+    """A small game of two bots, played to its end on the server; its table id."""
+    created = page.request.post(f"{base}/api/tables", data={
+        "seats": [{"kind": "bot", "level": "random"}, {"kind": "bot", "level": "greedy"}],
+        "rules": {"colors": 3, "max_value": 6, "hand_size": 5}}).json()
+    table_id: str = created["table"]["id"]
+    deadline = time.monotonic() + 30
+    while page.request.get(f"{base}/api/tables/{table_id}").json()["status"] != "finished":
+        assert time.monotonic() < deadline, "the bots did not finish their game"
+        time.sleep(0.1)
+    return table_id
+
+
+def check_hands(page: Any, hands: list[list[str]]) -> None:
+    """Every seat's hand on the replay page is the replay's."""
+    shown = page.locator("#players .replay-hand")
+    assert shown.count() == len(hands)
+    for seat, hand in enumerate(hands):
+        codes = shown.nth(seat).locator(".tile").evaluate_all(
+            "tiles => tiles.map(t => t.dataset.code)")
+        assert sorted(codes) == sorted(hand)
+    assert "hand" in (shown.first.get_attribute("aria-label") or "")
+
+
+def check_seat_reviews(page: Any, review: dict[str, Any]) -> None:
+    """Each seat's section shows its accuracy, switch window and decisions worst first."""
+    for facts in review["seats"]:
+        section = page.locator(f".seat-review[data-seat='{facts['seat']}']")
+        shown = float(section.locator(".accuracy").inner_text())  # rounded by the page
+        assert abs(shown - facts["accuracy"]) <= 0.5
+        sync_api.expect(section.locator(".declare")).to_contain_text("declaring was best")
+        losses = [float(x) for x in section.locator(".decisions li").evaluate_all(
+            "items => items.map(i => i.dataset.loss)")]
+        assert len(losses) == facts["decisions"]
+        assert losses == sorted(losses, reverse=True)  # worst first
+
+
+def test_a_finished_games_replay_shows_every_hand_and_the_review(
+        reviewing_server: ServerThread, browser: Any) -> None:
+    """At 375 px: the replay shows each seat's hand at each step; the review is said to be
+    under way (held back here) until the page, asking again, shows it: per seat accuracy,
+    luck, switch window, decisions worst first, and the labelled chart. A decision jumps to
+    its step. Then the same page at desktop width."""
+    reviewer = reviewing_server.app.state.reviewer
+    gate = threading.Event()
+    real = reviewer.runner
+
+    def held(record: dict[str, Any], playouts: int, stop: threading.Event) -> dict[str, Any]:
+        gate.wait(30)
+        return real(record, playouts, stop)  # type: ignore[no-any-return]
+
+    reviewer.runner = held
+    phone = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True}
+    page, errors = new_page(browser, **phone)
+    base = reviewing_server.base
+    try:
+        table_id = finished_bot_game(page, base)
+        replay = page.request.get(f"{base}/api/tables/{table_id}/replay").json()
+        page.goto(f"{base}/replay/{table_id}")
+        page.locator("body[data-step='0']").wait_for(state="attached")
+        sync_api.expect(page.locator("#review-status")).to_contain_text("being reviewed")
+        assert page.get_attribute("body", "data-review") == "202"
+        check_hands(page, replay["steps"][0]["hands"])
+        page.click("#last")
+        assert overflow(page) == 0
+    finally:
+        gate.set()
+    review = page.locator("#review-body .seat-review")
+    review.first.wait_for(timeout=60000)  # the page asked again by itself
+    assert review.count() == 2
+    check_seat_reviews(page, page.request.get(f"{base}/api/tables/{table_id}/review").json())
+    chart = page.locator("svg.margin-chart[role=img]")
+    sync_api.expect(chart).to_be_visible()
+    assert chart.locator("polyline").count() == 2
+    described = chart.locator("desc").text_content() or ""
+    assert "expected margin" in described and replay["names"][0] in described
+    assert overflow(page) == 0
+    assert small_targets(page) == []
+
+    first = page.locator(".seat-review[data-seat='1'] .decisions li").first
+    index = int(first.get_attribute("data-index") or "-1")
+    first.locator("button").click()
+    expected = max(k for k, step in enumerate(replay["steps"]) if step["event"] <= index)
+    page.locator(f"body[data-step='{expected}']").wait_for(state="attached")
+
+    page.set_viewport_size({"width": 1280, "height": 900})
+    sync_api.expect(chart).to_be_visible()
+    assert overflow(page) == 0
     assert errors == []

@@ -196,12 +196,14 @@ def test_openapi_schema_is_valid_and_lists_the_api(client: TestClient) -> None:
         "/api/tables", "/api/tables/{table_id}", "/api/tables/{table_id}/join",
         "/api/tables/{table_id}/start", "/api/tables/{table_id}/leave",
         "/api/tables/{table_id}/record", "/api/tables/{table_id}/replay",
-        "/api/tables/{table_id}/close",
+        "/api/tables/{table_id}/close", "/api/tables/{table_id}/review",
     }
     assert set(paths["/api/tables"]) == {"get", "post"}
     assert "201" in paths["/api/tables"]["post"]["responses"]
     assert "403" in paths["/api/tables/{table_id}/join"]["post"]["responses"]
     assert "409" in paths["/api/tables/{table_id}/record"]["get"]["responses"]
+    assert {"200", "202", "404", "409"} <= set(paths["/api/tables/{table_id}/review"]["get"][
+        "responses"])
     components = schema["components"]["schemas"]
     assert {"Table", "Created", "CreateTable", "SeatIn", "Replay", "ErrorOut"} <= set(components)
     assert "token" not in components["Table"]["properties"]

@@ -82,6 +82,15 @@ def test_a_whole_game_two_people_and_a_bot(db_url: str) -> None:
         assert replay["steps"][-1]["view"] == watcher.state["view"]
         assert "game over" in replay["steps"][-1]["log"]
         assert all(step["view"]["hand"] is None for step in replay["steps"])
+        # The game is over: every seat's hand at every step, as many tiles as it held.
+        for step in replay["steps"]:
+            assert [len(h) for h in step["hands"]] == [
+                p["hand_count"] for p in step["view"]["players"]]
+        dealt = [sorted(e["tiles"]) for e in sorted(
+            (e for e in record["events"] if e["type"] == "deal"), key=lambda e: e["player"])]
+        assert [sorted(h) for h in replay["steps"][0]["hands"]] == dealt  # the deal's step
+        assert [step["event"] for step in replay["steps"]] == [0] + [
+            i for i, e in enumerate(record["events"]) if e["type"] not in ("deal", "draw")]
         told = [line for step in replay["steps"] for line in step["log"].split("; ")]
         assert told == watcher.state["log"]  # the replay tells what spectators were told
         # Nothing any seat received names a tile it could not see.

@@ -55,6 +55,14 @@ from noreturn.server.limits import (
     MessageLimits,
 )
 from noreturn.server.messages import encode
+from noreturn.server.reviewer import QUEUE_SIZE, Reviewer
+from noreturn.server.reviews import (
+    PENDING,
+    ReviewerBusyError,
+    ReviewsOffError,
+    ReviewStore,
+    review_answer,
+)
 from noreturn.server.schemas import (
     Created,
     CreateTable,
@@ -134,7 +142,8 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
                lobby_after: float = LOBBY_HOURS * 3600, idle_after: float = IDLE_HOURS * 3600,
                sweep_every: float | None = None,
                seat_limit_per_minute: int | None = None, sockets_per_address: int | None = None,
-               failed_hellos_per_minute: int | None = None) -> FastAPI:
+               failed_hellos_per_minute: int | None = None,
+               review_playouts: int | None = None, review_queue: int = QUEUE_SIZE) -> FastAPI:
     """The server for the database at ``db_url`` (default: SQLite under XDG data).
 
     The database is checked now: connected, migrated to the newest revision and tried
@@ -153,6 +162,13 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     ``lobby_after`` and ``idle_after``: seconds a table may stay unchanged in the lobby or
     in play before the sweep (every ``sweep_every`` seconds; default: a quarter of the
     shorter, at most ``SWEEP_SECONDS``) abandons it (lifecycle.py).
+
+    ``review_playouts``: finished games are reviewed in the background at this many
+    playouts a decision (``noreturn serve`` passes ``reviewer.REVIEW_PLAYOUTS`` unless told
+    otherwise), one at a time in a child process, up to ``review_queue`` waiting
+    (reviewer.py); None (the default here, so that tests and tools that finish many games
+    spend no CPU on reviews they never read): no reviews are made, stored ones are still
+    given.
 
     Raises:
         ValueError: a database that cannot be used (``DatabaseSetupError``: one line that
@@ -173,6 +189,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     hub: Broadcaster = broadcaster or (RedisBroadcaster(redis_url) if redis_url is not None
                                        else LocalBroadcaster())
     bots = BotRunner(service, hub, bot_delay)
+    reviews, reviewer = reviewing(service, review_playouts, review_queue)
     every = sweep_every or min(SWEEP_SECONDS, min(lobby_after, idle_after) / 4)
 
     @asynccontextmanager
@@ -188,8 +205,9 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         sweepers = [loop.create_task(bots.sweep(max(0.2, takeover_after / 4), takeover_after)),
                     loop.create_task(sweep_forever(service, hub, run, every,
                                                    lobby_after, idle_after))]
-        with collector_for_serving():
-            yield
+        async with reviewer_running(reviewer):
+            with collector_for_serving():
+                yield
         for sweeper in sweepers:
             sweeper.cancel()
         await asyncio.gather(*sweepers, return_exceptions=True)
@@ -210,7 +228,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     )
     app.state.service = service
     app.state.broadcaster = hub
-    app.state.bots = bots
+    app.state.bots, app.state.reviewer = bots, reviewer
     app.state.create_limiter = (AddressLimiter(create_limit_per_minute)
                                 if create_limit_per_minute else None)
     app.state.seat_limiter = (AddressLimiter(seat_limit_per_minute)
@@ -226,6 +244,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         return JSONResponse({"detail": message}, status_code=status)
 
     app.include_router(api_routes(service, hub, bots))
+    app.include_router(review_routes(reviews, reviewer))
     app.add_api_websocket_route("/ws/tables/{table_id}", PlayChannel(
         service, hub, bots, message_limits,
         SocketGuard(sockets_per_address, failed_hellos_per_minute)))
@@ -318,6 +337,64 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
     async def replay(table_id: str) -> dict[str, Any]:
         """The finished game turn by turn with public views; 409 while it is not over."""
         return await run(service.replay, table_id)
+
+    return router
+
+
+def reviewing(service: TableService, playouts: int | None,
+              queue_size: int) -> tuple[ReviewStore, Reviewer | None]:
+    """The reviews of ``service``'s database, and the reviewer (None: ``playouts`` is
+    None or 0), which is told of every game that ends here."""
+    reviews = ReviewStore(service.engine)
+    if not playouts:
+        return reviews, None
+    reviewer = Reviewer(reviews, playouts, queue_size)
+    service.games.finished = reviewer.offer
+    return reviews, reviewer
+
+
+@asynccontextmanager
+async def reviewer_running(reviewer: Reviewer | None) -> AsyncIterator[None]:
+    """The reviewer's thread while the app serves; stopped (its child ended) after."""
+    if reviewer is None:
+        yield
+        return
+    reviewer.start()
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(reviewer.stop)
+
+
+def review_routes(reviews: ReviewStore, reviewer: Reviewer | None) -> APIRouter:
+    """``GET /api/tables/{id}/review``: a finished game's review (docs/review.md)."""
+    router = APIRouter(prefix="/api")
+
+    @router.get("/tables/{table_id}/review", tags=["games"], responses={
+        200: {"description": "every seat's review, the JSON of `noreturn review --json` "
+                             "(docs/review.md)",
+              "content": {"application/json": {"schema": {"type": "object"}}}},
+        202: {"model": ErrorOut, "description": "being reviewed: ask again (Retry-After)"},
+        404: {"model": ErrorOut, "description": "no such table, or this server makes no "
+                                                "reviews"},
+        409: ERRORS[409],
+        500: {"model": ErrorOut, "description": "the review failed (not tried again)"},
+        503: {"model": ErrorOut, "description": "the reviewer is busy: ask again later"}})
+    async def review(table_id: str) -> JSONResponse:
+        """Every seat's review of the finished game, made in the background once it
+        ended: 202 while it is being made, 409 while the game is not over (a review shows
+        every hand)."""
+        found = await run(reviews.find, table_id)
+        answer = review_answer(found)
+        if answer is not None:
+            return JSONResponse(answer)
+        if found.stale(reviews.claim_seconds):  # nobody is reviewing it (now)
+            if reviewer is None:
+                raise ReviewsOffError(table_id)
+            if not reviewer.offer(table_id):
+                raise ReviewerBusyError()
+        return JSONResponse({"detail": PENDING}, status_code=202,
+                            headers={"Retry-After": "3"})
 
     return router
 

@@ -132,6 +132,27 @@ class MoveRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class ReviewRow(Base):
+    """The review of a finished game (docs/review.md), kept with its record.
+
+    ``state`` is ``pending`` while a process reviews it (claimed at ``claimed_at``; a claim
+    not renewed for ``reviews.CLAIM_SECONDS`` is taken to be a process that died, and may
+    be taken over), ``done`` with ``review`` (the JSON of ``noreturn review --json``), or
+    ``failed`` with ``error`` (never tried again: the same record fails the same way). A
+    row of its own, not a column of ``game_tables``: the tables' reads (every move, every
+    lobby page) never carry a review's tens of kilobytes.
+    """
+
+    __tablename__ = "table_reviews"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("game_tables.id", ondelete="CASCADE"), primary_key=True)
+    state: Mapped[str] = mapped_column(String(16))
+    claimed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    review: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
 def default_db_url() -> str:
     """SQLite in ``$XDG_DATA_HOME/noreturn/noreturn.db`` (``~/.local/share`` by default)."""
     base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"

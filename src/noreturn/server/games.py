@@ -26,9 +26,10 @@ held across reading, deciding and storing.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -42,6 +43,7 @@ from noreturn.server.db import MoveRow, SeatRow, TableRow, now, session_factory
 from noreturn.table import LocalTable, Seat
 
 LOCK_STRIPES = 64
+log = logging.getLogger("noreturn.server")
 LOST_RACE = ("40P01", "40001")
 """PostgreSQL's deadlock and serialization failure: two writers of one table at once."""
 INTEGRITY = "23"
@@ -183,6 +185,9 @@ class Games:
         self._games: OrderedDict[str, LocalTable] = OrderedDict()
         self._known: OrderedDict[str, Known] = OrderedDict()
         self._guard = threading.Lock()
+        self.finished: Callable[[str], object] | None = None
+        """Called with a table's id once a move that ends its game is stored (the
+        server's reviewer queues it, ``reviewer.Reviewer.offer``): must not block."""
         # re-entrant: a call holding its table's lock may read the table (``load``)
         self._stripes = [threading.RLock() for _ in range(LOCK_STRIPES)]
 
@@ -333,6 +338,11 @@ class Games:
                     key, result = self._write(conn, table_id, known.created_at, game, moves)
         moved = known.moved(key, result)
         self._keep(table_id, moved, game)
+        if result is not None and self.finished is not None:
+            try:
+                self.finished(table_id)
+            except Exception:  # the move is stored: a hook's failure must not undo it
+                log.exception("after table %s finished", table_id)
         return moved
 
     def _write_moves(self, table_id: str, game: LocalTable,

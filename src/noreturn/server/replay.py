@@ -1,9 +1,11 @@
 """A finished game, turn by turn, as a spectator saw it: the replay page's data.
 
 Built from the stored record (docs/record-format.md) alone, so a replay needs neither the
-seed nor this version's deck. Every line and view is the public one: hands, draws, exchanged
-and set-aside tiles are counts, even though the record itself (downloadable once the game is
-over) holds them all.
+seed nor this version's deck. Every line and view is the public one: draws, exchanged and
+set-aside tiles are counts. Beside each view, ``hands`` holds every seat's hand at that
+step, each through the engine's gate for its own seat (``view(state, seat)``): the game is
+over, so nothing is hidden any more (the record itself, downloadable now, holds them all),
+and the replay page shows what each player held.
 """
 
 from __future__ import annotations
@@ -11,13 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 from noreturn.bots.viewjson import view_to_json
-from noreturn.engine import EventKind, EventView, observe, view
+from noreturn.engine import EventKind, EventView, GameState, observe, tile_code, view
 from noreturn.records import Record, replay_states
 from noreturn.text.narrate import LAST_ROUND, narrate_game_over, narrate_turn
 
 
 def public_replay(record: Record) -> dict[str, Any]:
-    """``{"names": [...], "steps": [{"log": line, "view": public view}, ...]}``.
+    """``{"names": [...], "steps": [{"log": line, "view": public view, "hands": [[tile
+    codes of seat 0's hand], ...], "event": index}, ...]}``. Only for a finished game's
+    record: the hands are hidden information while a game runs. ``event`` is the index in
+    the record's events of the step's first event (a review's decisions name theirs).
 
     The first step is the deal; then one step per action (a declaration is its own step),
     its refill included. Every event is what a spectator observes through the engine's
@@ -40,7 +45,7 @@ def public_replay(record: Record) -> dict[str, Any]:
         else:
             action, lines, current = seen, [narrate_turn(name, seen, None)], None
         if current is None:
-            current = {"log": "", "view": None}
+            current = {"log": "", "view": None, "hands": [], "event": step.index}
             steps.append(current)
         if state.ending and not ending:
             lines.append(LAST_ROUND)
@@ -48,8 +53,15 @@ def public_replay(record: Record) -> dict[str, Any]:
         if state.is_over():
             lines.append(narrate_game_over(names, state.scores()))
         current["view"] = view_to_json(view(state, None))
+        current["hands"] = hands(state)
         current["log"] = "; ".join(lines)
     return {"names": names, "steps": steps}
 
 
-__all__ = ["public_replay"]
+def hands(state: GameState) -> list[list[str]]:
+    """Every seat's hand as its own seat sees it (ascending tile codes)."""
+    return [[tile_code(t) for t in view(state, seat).hand or ()]
+            for seat in range(state.rules.players)]
+
+
+__all__ = ["hands", "public_replay"]

@@ -140,10 +140,13 @@ class Created(BaseModel):
 
 
 class ReplayStep(BaseModel):
-    """One turn of a finished game: what happened and the public table after it."""
+    """One turn of a finished game: what happened, the public table after it, and every
+    seat's hand then (the game is over: nothing is hidden any more)."""
 
     log: str
     view: dict[str, Any]
+    hands: list[list[str]]
+    event: int
 
 
 class Replay(BaseModel):

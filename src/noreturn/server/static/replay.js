@@ -1,8 +1,13 @@
-// The replay page: steps through a finished game (GET /api/tables/{id}/replay).
+// The replay page: steps through a finished game (GET /api/tables/{id}/replay) with every
+// hand shown (the game is over), and its review (GET /api/tables/{id}/review), asked for
+// again every few seconds while the server is still making it.
 
-import { api } from "./api.js";
+import { api, detailText } from "./api.js";
 import { playerPanel, scoresTable, stageText } from "./board.js";
-import { h, richText } from "./tiles.js";
+import { reviewEl } from "./review.js";
+import { h, handOrder, richText, tileEl } from "./tiles.js";
+
+const REVIEW_POLL_MS = 3000;
 
 const $ = (id) => document.getElementById(id);
 const tableId = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
@@ -25,7 +30,15 @@ function show(i) {
   $("step-no").textContent = String(step + 1);
   $("step-log").replaceChildren(richText(s.log || ""));
   $("info").replaceChildren(h("b", { text: stageText(v, names) }), ` · turn ${v.turns}`);
-  $("players").replaceChildren(...v.players.map((_, seat) => playerPanel(v, seat, names)));
+  $("players").replaceChildren(...v.players.map((_, seat) => {
+    const panel = playerPanel(v, seat, names);
+    const hand = (s.hands || [])[seat] || [];
+    panel.querySelector(".facts").after(h("div", { class: "replay-hand", role: "group",
+      "aria-label": `${names[seat] ?? `seat ${seat + 1}`}'s hand: ${hand.length} tiles` },
+      hand.length ? handOrder(hand).map((c) => tileEl(c, { size: "mini" }))
+        : h("span", { class: "muted", text: "empty hand" })));
+    return panel;
+  }));
   $("bag").textContent = String(v.bag_count);
   $("scores").replaceChildren(scoresTable(v, names, null));
   const log = $("log");
@@ -54,6 +67,47 @@ function togglePlay() {
     if (step >= data.steps.length - 1) togglePlay();
     else show(step + 1);
   }, 900);
+}
+
+/** The step that shows the record's event ``index`` (the last step starting at or before it). */
+function stepOfEvent(index) {
+  let found = 0;
+  data.steps.forEach((s, k) => {
+    if ((s.event ?? 0) <= index) found = k;
+  });
+  return found;
+}
+
+function jumpToEvent(index) {
+  show(stepOfEvent(index));
+  $("step-log").scrollIntoView({ block: "nearest" });
+  $("next").focus();
+}
+
+/** Ask for the review: shown when done, asked again while pending, else a line saying why. */
+async function loadReview(id) {
+  const status = $("review-status");
+  let res = null;
+  let body = null;
+  try {
+    res = await fetch(`/api/tables/${id}/review`);
+    body = await res.json().catch(() => null);
+  } catch (exc) {
+    status.textContent = `The review could not be fetched (${exc.message}); reload the page to try again.`;
+    return;
+  }
+  document.body.dataset.review = String(res.status);
+  if (res.status === 200) {
+    status.textContent = "";
+    $("review-body").replaceChildren(reviewEl(body, data.names, jumpToEvent));
+    return;
+  }
+  if (res.status === 202 || res.status === 503) {
+    status.textContent = `${detailText(body, "The game is being reviewed")} · checking again in a few seconds…`;
+    setTimeout(() => loadReview(id), REVIEW_POLL_MS);
+    return;
+  }
+  status.textContent = `No review: ${detailText(body, `${res.status} ${res.statusText}`)}`;
 }
 
 async function start() {
@@ -94,6 +148,8 @@ async function start() {
     }
   });
   show(0);
+  $("review").hidden = false;
+  loadReview(id);
 }
 
 start();

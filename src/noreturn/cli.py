@@ -85,10 +85,15 @@ def play(
         min=0, help="seconds before a bot's move shows")] = 0.6,
 ) -> None:
     """Play against bots (or friends, --hotseat) full screen, or with plain prompts."""
+    from noreturn.table import make_seats  # noqa: PLC0415
     from noreturn.tui.play import play_command  # noqa: PLC0415 - keeps startup fast
 
     names = [n.strip() for n in seat_name.split(",") if n.strip()] or ["Ada"]
     specs = [b.strip() for b in bots.split(",") if b.strip()]
+    try:
+        make_seats(players, names, specs, hotseat)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--seat-name") from exc
     raise typer.Exit(play_command(
         _rules(players, rules), names, specs, seed, hotseat=hotseat, color=not no_color,
         plain=plain, save_dir=save_dir, bot_delay=bot_delay))

@@ -49,7 +49,19 @@ def test_make_seats_put_you_first_and_cycle_the_bot_specs() -> None:
     assert seats[0].name == "Bea" and len({s.name for s in seats}) == 4
     hot = make_seats(3, ["Ada", "Bob"], hotseat=True)
     assert [s.human for s in hot] == [True] * 3
-    assert [s.name for s in hot] == ["Ada", "Bob", "Player 3"]
+    assert [s.name for s in hot] == ["Ada", "Bob", "Bo"]  # a name like the others
+    assert [s.name for s in make_seats(4, ["Bo"], hotseat=True)] == ["Bo", "Ada", "Cleo", "Dan"]
+
+
+@pytest.mark.parametrize(("players", "names", "hotseat", "says"), [
+    (2, ["Ada", "Bob", "Cyd"], True, "3 names for 2 players: give at most 2"),
+    (3, ["Ada", "Bob"], False, "2 names for one person against bots (or --hotseat)"),
+    (3, ["Ada", "Ada"], True, "a name is given twice"),
+])
+def test_make_seats_refuse_names_that_would_be_dropped_or_confused(
+        players: int, names: list[str], hotseat: bool, says: str) -> None:
+    with pytest.raises(ValueError, match=says.replace("(", r"\(").replace(")", r"\)")):
+        make_seats(players, names, hotseat=hotseat)
 
 
 def test_a_whole_game_against_bots_ends_with_a_valid_record(tmp_path: Path) -> None:

@@ -72,6 +72,18 @@ def test_the_play_command_falls_back_to_plain_prompts_without_a_terminal(
     assert record["players"][1]["policy"] == "easy"
 
 
+def test_the_play_command_refuses_names_it_would_drop(tmp_path: Path) -> None:
+    from typer.testing import CliRunner  # noqa: PLC0415 - only these tests need it
+
+    from noreturn.cli import app  # noqa: PLC0415
+
+    result = CliRunner().invoke(app, ["play", "--hotseat", "--seat-name", "Ada,Bob,Cyd",
+                                      "--save-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "3 names for 2 players: give at most 2" in " ".join(result.output.split())
+    assert not list(tmp_path.glob("*.json"))
+
+
 def test_plain_hint_undo_and_tile_tracker(tmp_path: Path) -> None:
     text, record = play_fed("hint\ntiles\nundo\n\nundo\nquit\n", tmp_path, seed=7)
     assert "  hint: mulligan" in text

@@ -13,6 +13,8 @@ from pathlib import Path
 from noreturn.files import data_dir
 
 BOT_NAMES = ("Bea", "Cy", "Dot", "Eve")
+PERSON_NAMES = ("Ada", "Bo", "Cleo", "Dan")
+"""Hot-seat players not named on the command line: names like the first one's."""
 DEFAULT_BOT = "medium"
 
 
@@ -49,10 +51,21 @@ def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str
 
     Without ``hotseat`` seat 0 is the one person and the others are bots, their specs
     cycled from ``bots`` (default ``medium``). With ``hotseat`` every seat is a person;
-    missing names become ``Player N``.
+    missing names come from ``PERSON_NAMES``. More names than people is an error (a name
+    dropped without a word is a player left out), as are two people of one name.
+
+    Raises:
+        ValueError: too many names, or a name twice; the message says what to change.
     """
+    people = players if hotseat else 1
+    if len(names) > people:
+        where = f"{players} players" if hotseat else "one person against bots (or --hotseat)"
+        raise ValueError(f"{len(names)} names for {where}: give at most {people}")
+    if len(set(names)) < len(names):
+        raise ValueError(f"a name is given twice in {', '.join(names)}: give each its own")
     if hotseat:
-        return [Seat(names[i] if i < len(names) else f"Player {i + 1}")
+        spare = [n for n in PERSON_NAMES if n not in names]
+        return [Seat(names[i] if i < len(names) else spare[i - len(names)])
                 for i in range(players)]
     specs = list(bots) or [DEFAULT_BOT]
     human = names[0] if names else "Ada"
@@ -60,4 +73,4 @@ def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str
     return [Seat(human)] + [Seat(others[i], specs[i % len(specs)]) for i in range(players - 1)]
 
 
-__all__ = ["BOT_NAMES", "DEFAULT_BOT", "Seat", "default_save_dir", "make_seats"]
+__all__ = ["BOT_NAMES", "DEFAULT_BOT", "PERSON_NAMES", "Seat", "default_save_dir", "make_seats"]

@@ -508,6 +508,38 @@ def test_a_hint_goes_when_the_selection_changes(tmp_path: Path) -> None:
     drive(new_app(tmp_path), body)
 
 
+def test_play_again_leaves_the_saved_game_and_asks_for_another(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await play_to_the_end(pilot, app)
+        await pilot.press("a")
+        await pilot.pause()
+
+    app = new_app(tmp_path, seed=2)
+    drive(app, body)
+    assert app.play_again and app.return_value == str(app.table.path)
+    assert check_record(json.loads(Path(app.return_value).read_text())).valid
+
+
+def test_play_command_starts_a_new_deal_with_the_same_players(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from noreturn.tui import app as app_module  # noqa: PLC0415
+    from noreturn.tui import play  # noqa: PLC0415
+
+    tables: list[LocalTable] = []
+
+    def fake_tui(table: LocalTable, delay: float, color: bool) -> tuple[Path | None, bool]:
+        tables.append(table)
+        return None, len(tables) < 3  # again, again, then leave
+
+    monkeypatch.setattr(app_module, "run_tui", fake_tui)
+    tty = type("Tty", (), {"isatty": staticmethod(lambda: True)})()
+    code = play.play_command(Rules(players=3), ["Ada"], ["easy", "medium"], 5,
+                             save_dir=tmp_path, stdin=tty, stdout=tty, write=lambda _: None)
+    assert code == 0 and len(tables) == 3
+    assert all(t.seats == tables[0].seats for t in tables)
+    assert len({t.seed for t in tables}) == 3  # a new deal each time
+
+
 def test_the_end_screen_keeps_the_final_table_in_sight(tmp_path: Path) -> None:
     """The result lies over the table, not instead of it; v hides it to show all of it."""
     async def body(pilot: Pilot[str], app: NoReturnApp) -> None:

@@ -362,6 +362,11 @@ class NoReturnApp(TableDisplay):
             yes="Quit"), answer)
 
     # -------------------------------------------------------------------- mouse
+    def on_end_screen_again(self, message: EndScreen.Again) -> None:
+        """Play again: leave this game (saved), and ``run_tui`` says another is wanted."""
+        self.play_again = True
+        self.exit(str(self.table.path) if self.table.path else "")
+
     def on_hand_view_toggled(self, message: HandView.Toggled) -> None:
         """A click on a hand tile."""
         self.action_select_tile(message.index)
@@ -392,10 +397,13 @@ class NoReturnApp(TableDisplay):
             action()
 
 
-def run_tui(table: LocalTable, bot_delay: float = 0.6, color: bool = True) -> Path | None:
-    """Play ``table`` full screen; returns the saved record's path (None if not saved)."""
-    result = NoReturnApp(table, bot_delay, color).run()
-    return Path(result) if result else None
+def run_tui(table: LocalTable, bot_delay: float = 0.6, color: bool = True) -> tuple[
+        Path | None, bool]:
+    """Play ``table`` full screen; returns the saved record's path (None if not saved) and
+    whether the players asked to play again."""
+    app = NoReturnApp(table, bot_delay, color)
+    result = app.run()
+    return (Path(result) if result else None), app.play_again
 
 
 __all__ = ["NoReturnApp", "run_tui"]

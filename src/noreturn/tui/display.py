@@ -96,6 +96,8 @@ class TableDisplay(App[str]):
         self._message = Text()
         self._handing_over = False
         self._ended = False
+        self.play_again = False
+        """Whether the players asked, at the end, for another game with the same seats."""
         self._save_problem = ""
 
     # ------------------------------------------------------------------- layout

@@ -22,7 +22,9 @@ def play_command(rules: Rules, names: Sequence[str], bots: Sequence[str], seed: 
                  save_dir: Path | None = None, bot_delay: float = 0.6,
                  stdin: TextIO | None = None, stdout: TextIO | None = None,
                  write: Callable[[str], None] = print) -> int:
-    """Play one game; returns the exit code (2 for a bad bot spec or seat list)."""
+    """Play a game, and another with the same players and a new deal for as long as they
+    ask for one at the end (full screen); returns the exit code (2 for a bad bot spec or
+    seat list)."""
     stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
     try:
         table = LocalTable(make_seats(rules.players, names, bots, hotseat), rules, seed,
@@ -37,6 +39,9 @@ def play_command(rules: Rules, names: Sequence[str], bots: Sequence[str], seed: 
         return play_plain(table, None if stdin is sys.stdin else stdin, write)
     from noreturn.tui.app import run_tui  # noqa: PLC0415 - Textual loads only for this mode
 
-    run_tui(table, bot_delay, color)
-    write(save_report(table))  # again, to say where (or show the record if nowhere)
-    return 0
+    while True:
+        _, again = run_tui(table, bot_delay, color)
+        write(save_report(table))  # again, to say where (or show the record if nowhere)
+        if not again:
+            return 0
+        table = LocalTable(table.seats, rules, None, save_dir)

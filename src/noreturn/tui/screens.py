@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
 from textual.worker import get_current_worker
@@ -218,6 +219,7 @@ class EndScreen(ModalScreen[None]):
         Binding("q,enter,escape", "leave", "leave"),
         Binding("r", "review", "review"),
         Binding("v", "view_table", "view the table"),
+        Binding("a", "again", "play again"),
     ]
 
     def __init__(self, lines: list[str], path: str, note: str | None = None,
@@ -256,6 +258,7 @@ class EndScreen(ModalScreen[None]):
                 for seat, name in self.reviewers:
                     label = "Review (r)" if len(self.reviewers) == 1 else f"Review {name}"
                     yield Button(label, id=f"review-{seat}")
+                yield Button("Play again (a)", id="again")
                 yield Button("Leave (q)", id="leave", variant="primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -263,6 +266,8 @@ class EndScreen(ModalScreen[None]):
         button = event.button.id or ""
         if button.startswith("review-"):
             self.start_review(int(button.removeprefix("review-")))
+        elif button == "again":
+            self.action_again()
         else:
             self.action_leave()
 
@@ -270,6 +275,14 @@ class EndScreen(ModalScreen[None]):
         """Hide the result, so the whole final table shows; v again brings it back."""
         dialog = self.query_one(".dialog")
         dialog.display = not dialog.display
+
+    class Again(Message):
+        """The players asked for another game with the same seats."""
+
+    def action_again(self) -> None:
+        """Ask the app for a new game with the same players (it leaves this one)."""
+        self.workers.cancel_group(self, "review")
+        self.post_message(self.Again())
 
     def action_leave(self) -> None:
         """Leave by key (a review under way is called off)."""

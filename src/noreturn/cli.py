@@ -99,6 +99,23 @@ def play(
         plain=plain, save_dir=save_dir, bot_delay=bot_delay))
 
 
+@app.command()
+def history(
+    folder: Annotated[Path | None, typer.Option(
+        "--dir", help="folder of your game records (default: where `noreturn play` saves)")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="only this person's games")] = None,
+    plot: Annotated[Path | None, typer.Option(
+        help="PNG of your margin game by game (default: history-NAME.png in the folder)")
+    ] = None,
+) -> None:
+    """Your local games: results by the bots you faced, and a plot over time."""
+    from noreturn.table import default_save_dir  # noqa: PLC0415 - fast startup
+    from noreturn.table.history import history_command  # noqa: PLC0415
+
+    raise typer.Exit(history_command(folder or default_save_dir(), name, plot))
+
+
 def _rules(players: int, text: str) -> Rules:
     try:
         return Rules.parse(text, players=players)

@@ -410,7 +410,10 @@ class LocalTable(PersonHelp):
         """
         if self._output is None:
             self._output = OutputDir(self.save_dir or default_save_dir(), "games")
-            self._file = f"game-{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}.json"
+            stem = f"game-{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}"
+            taken = {p.name for p in self._output.folder.glob(f"{stem}*.json")}
+            self._file = next(name for n in range(1, len(taken) + 2)  # never another's
+                              if (name := f"{stem}{f'-{n}' if n > 1 else ''}.json") not in taken)
         record = self.record()
         self.path = self._output.write(self._file, partial(write_record, record))
         return self.path

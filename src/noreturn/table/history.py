@@ -1,0 +1,182 @@
+"""``noreturn history``: how you have done in your local games, from their saved records.
+
+Every game ``noreturn play`` finishes is a record in the save folder (``default_save_dir``),
+so the history needs no database of its own: it reads the records there, keeps the ones
+with a result, and sums each person's games by the bots they faced (their specs, so that
+"medium" and "hard" are told apart). A file that is not a valid record is counted and
+named, never a reason to fail: a folder may hold other things.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from noreturn.engine import NoReturnError
+from noreturn.records import check_record
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One finished game from one person's seat."""
+
+    path: Path
+    date: str
+    person: str
+    opponents: str
+    """The bot specs faced, sorted and joined by " + " ("people" when none was a bot)."""
+    players: int
+    score: int
+    margin: int
+    """The person's score minus the best other seat's."""
+    won: bool
+    """First place, shared or not."""
+
+
+@dataclass
+class History:
+    """The finished games found, the unfinished ones, and the files that were not records."""
+
+    games: list[GameResult] = field(default_factory=list)
+    unfinished: list[Path] = field(default_factory=list)
+    skipped: list[Path] = field(default_factory=list)
+
+    def people(self) -> list[str]:
+        """The people who played, most games first."""
+        counts: dict[str, int] = defaultdict(int)
+        for game in self.games:
+            counts[game.person] += 1
+        return sorted(counts, key=lambda name: (-counts[name], name))
+
+    def by_opponents(self, person: str) -> list[tuple[str, int, int, float, float]]:
+        """(opponents, games, wins, mean score, mean margin) for ``person``, most played
+        first."""
+        groups: dict[str, list[GameResult]] = defaultdict(list)
+        for game in self.games:
+            if game.person == person:
+                groups[game.opponents].append(game)
+        rows = [(name, len(g), sum(x.won for x in g), sum(x.score for x in g) / len(g),
+                 sum(x.margin for x in g) / len(g)) for name, g in groups.items()]
+        return sorted(rows, key=lambda row: (-row[1], row[0]))
+
+
+def load_history(folder: Path) -> History:
+    """Every ``*.json`` record in ``folder``, oldest first (by the record's date, then by
+    the file's time)."""
+    history = History()
+    files = sorted(folder.glob("*.json"), key=lambda p: (p.stat().st_mtime, p.name))
+    for path in files:
+        record = _read(path)
+        if record is None:
+            history.skipped.append(path)
+        elif "result" not in record:
+            history.unfinished.append(path)
+        else:
+            history.games.extend(_results(path, record))
+    history.games.sort(key=lambda g: g.date)  # stable: same-day games keep the file order
+    return history
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    """The record in ``path``, or None if it is not a valid one."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    try:
+        valid = isinstance(record, dict) and check_record(record).valid
+    except NoReturnError:  # not a record at all (another program's JSON)
+        return None
+    return record if valid else None
+
+
+def _results(path: Path, record: dict[str, Any]) -> Iterable[GameResult]:
+    """One result per person (a hot-seat game has several)."""
+    players = record["players"]
+    scores = record["result"]["scores"]
+    date = str(record.get("meta", {}).get("date", ""))
+    bots = sorted(str(p.get("policy", "bot")) for p in players if p.get("kind") == "bot")
+    for seat, player in enumerate(players):
+        if player.get("kind") != "human":
+            continue
+        best_other = max(s for i, s in enumerate(scores) if i != seat)
+        yield GameResult(path, date, str(player["name"]), " + ".join(bots) or "people",
+                         len(players), scores[seat], scores[seat] - best_other,
+                         scores[seat] == max(scores))
+
+
+def plot_history(history: History, person: str, path: Path) -> Path:
+    """A PNG of ``person``'s margin game by game, one colour per opponents, with the
+    running mean of the last ten games: are you getting better?"""
+    import matplotlib  # noqa: PLC0415 - only this command draws
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    games = [g for g in history.games if g.person == person]
+    figure, axes = plt.subplots(figsize=(8, 4.5))
+    for name in sorted({g.opponents for g in games}):
+        numbers = [i + 1 for i, g in enumerate(games) if g.opponents == name]
+        margins = [g.margin for g in games if g.opponents == name]
+        axes.scatter(numbers, margins, label=f"against {name}", s=24)
+    window = 10
+    running = [sum(g.margin for g in games[max(0, i - window + 1): i + 1])
+               / (i + 1 - max(0, i - window + 1)) for i in range(len(games))]
+    axes.plot(range(1, len(games) + 1), running, color="black",
+              label=f"mean of the last {window} games")
+    axes.axhline(0, color="grey", linewidth=0.8)
+    axes.set_xlabel("game")
+    axes.set_ylabel("your score minus the best other (points)")
+    axes.set_title(f"{person}'s games: above the line is a win")
+    axes.legend(loc="best", fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
+    """Print each person's results by opponents (or ``person``'s), and plot the first
+    one's margins over time; the exit code (1: no finished game in ``folder``)."""
+    from rich.console import Console  # noqa: PLC0415 - only this command prints tables
+    from rich.table import Table  # noqa: PLC0415
+
+    console = Console()
+    history = load_history(folder) if folder.is_dir() else History()
+    if history.skipped:
+        names = ", ".join(p.name for p in history.skipped[:3])
+        more = f" and {len(history.skipped) - 3} more" if len(history.skipped) > 3 else ""
+        console.print(f"{len(history.skipped)} files in {folder} are not game records, "
+                      f"left out: {names}{more}")
+    people = [person] if person else history.people()
+    if not history.games or (person and person not in history.people()):
+        who = f" of {person}" if person else ""
+        console.print(f"no finished games{who} in {folder}: play one with `noreturn play` "
+                      "(or give --dir, the folder your records are in)")
+        return 1
+    for name in people:
+        table = Table(title=f"{name}: games by opponents",
+                      caption="a shared first place counts as won")
+        for column in ("opponents", "games", "won", "mean score", "mean margin"):
+            table.add_column(column, justify="left" if column == "opponents" else "right")
+        for opponents, games, wins, score, margin in history.by_opponents(name):
+            table.add_row(opponents, str(games), f"{wins} ({wins / games:.0%})",
+                          f"{score:.1f}", f"{margin:+.1f}")
+        console.print(table)
+    if history.unfinished:
+        console.print(f"{len(history.unfinished)} unfinished games (newest: "
+                      f"{history.unfinished[-1]})")
+    target = plot or folder / f"history-{people[0]}.png"
+    try:
+        console.print(f"plot of {people[0]}'s games: {plot_history(history, people[0], target)}")
+    except OSError as exc:
+        console.print(f"the plot could not be written to {target}: {exc.strerror or exc}; "
+                      "give --plot a writable file")
+    return 0
+
+
+__all__ = ["GameResult", "History", "history_command", "load_history", "plot_history"]

@@ -1,0 +1,60 @@
+"""``noreturn history``: local games summed by opponents, a plot, and folders that hold
+other things."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from noreturn.cli import app
+from noreturn.table import LocalTable, make_seats
+from noreturn.table.history import load_history
+
+
+def _games(folder: Path) -> list[LocalTable]:
+    """Three finished games (two against easy, one against medium) and one unfinished."""
+    tables = []
+    for seed, bot in ((1, "easy"), (2, "easy"), (3, "medium")):
+        table = LocalTable(make_seats(2, ["Ada"], [bot]), seed=seed, save_dir=folder)
+        while not table.is_over():
+            table.run_bots()
+            if not table.is_over():
+                assert table.try_action(table.hint()[0]) is None
+        table.save()
+        tables.append(table)
+    unfinished = LocalTable(make_seats(2, ["Ada"], ["greedy"]), seed=4, save_dir=folder)
+    unfinished.save()
+    (folder / "notes.json").write_text("{\"not\": \"a record\"}")
+    return tables
+
+
+def test_history_sums_each_persons_games_by_opponents(tmp_path: Path) -> None:
+    tables = _games(tmp_path)
+    history = load_history(tmp_path)
+    assert history.people() == ["Ada"] and len(history.unfinished) == 1
+    assert [p.name for p in history.skipped] == ["notes.json"]
+    rows = {row[0]: row for row in history.by_opponents("Ada")}
+    assert set(rows) == {"easy", "medium"} and rows["easy"][1] == 2 and rows["medium"][1] == 1
+    scores = [t.state.scores() for t in tables]
+    assert rows["easy"][2] == sum(s[0] == max(s) for s in scores[:2])
+    assert rows["medium"][4] == scores[2][0] - scores[2][1]
+
+
+def test_the_history_command_prints_the_table_and_writes_the_plot(tmp_path: Path) -> None:
+    _games(tmp_path)
+    plot = tmp_path / "mine.png"
+    result = CliRunner().invoke(app, ["history", "--dir", str(tmp_path), "--plot", str(plot)])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "games by opponents" in said and "medium" in said
+    assert "1 unfinished games" in said and "notes.json" in said
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_no_finished_games_says_how_to_get_one(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["history", "--dir", str(tmp_path)])
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    assert "no finished games" in said and "noreturn play" in said
+    assert not list(tmp_path.iterdir())

@@ -83,8 +83,14 @@ def play(
         help="folder where the record is saved", callback=_output_dir)] = None,
     bot_delay: Annotated[float, typer.Option(
         min=0, help="seconds before a bot's move shows")] = 0.6,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="go on with a saved unfinished game: RECORD, or the newest one in "
+                         "the save folder")] = False,
+    record: Annotated[Path | None, typer.Argument(
+        help="the record to resume (with --resume)", show_default=False)] = None,
 ) -> None:
-    """Play against bots (or friends, --hotseat) full screen, or with plain prompts."""
+    """Play against bots (or friends, --hotseat) full screen, or with plain prompts;
+    --resume [RECORD] goes on with a saved game."""
     from noreturn.table import make_seats  # noqa: PLC0415
     from noreturn.tui.play import play_command  # noqa: PLC0415 - keeps startup fast
 
@@ -96,7 +102,26 @@ def play(
         raise typer.BadParameter(str(exc), param_hint="--seat-name") from exc
     raise typer.Exit(play_command(
         _rules(players, rules), names, specs, seed, hotseat=hotseat, color=not no_color,
-        plain=plain, save_dir=save_dir, bot_delay=bot_delay))
+        plain=plain, save_dir=save_dir, bot_delay=bot_delay,
+        resume=_to_resume(resume, record, save_dir)))
+
+
+def _to_resume(resume: bool, record: Path | None, save_dir: Path | None) -> Path | None:
+    """The record ``play --resume`` goes on with: the one given, or the newest unfinished."""
+    from noreturn.table import default_save_dir  # noqa: PLC0415 - fast startup
+    from noreturn.table.resume import newest_record  # noqa: PLC0415
+
+    if record is not None and not resume:
+        raise typer.BadParameter(f"to go on with {record}, say --resume {record}",
+                                 param_hint="RECORD")
+    if not resume:
+        return None
+    if record is not None:
+        return record
+    try:
+        return newest_record(save_dir or default_save_dir())
+    except NoReturnError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--resume") from exc
 
 
 @app.command()

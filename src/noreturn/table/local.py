@@ -116,11 +116,12 @@ class LocalTable(PersonHelp):
 
     def __init__(self, seats: Sequence[Seat], rules: Rules | None = None,
                  seed: int | str | None = None, save_dir: Path | None = None,
-                 undo: bool = True) -> None:
+                 undo: bool = True, deck: Deck | None = None) -> None:
         """Seat everyone, shuffle the bag from ``seed`` and deal (stopping at a decision).
 
         ``undo=False`` turns undo off, and with it the copy of the game kept before each
         move (a server with many tables must not pay for a feature it does not offer).
+        ``deck`` deals instead of the seed's (a resumed game's recorded draws).
 
         Raises:
             NoReturnError: the rules are for another number of players, or a bot spec is
@@ -137,7 +138,7 @@ class LocalTable(PersonHelp):
         self._output: OutputDir | None = None
         self._file = ""
         self._undo = undo
-        deck = Deck(self.rules, self.seed)
+        deck = deck or Deck(self.rules, self.seed)
         state = GameState(self.rules, deck.start_player)
         meta = {**default_meta(), "seed": self.seed}
         writer = RecordWriter(state, [s.record_entry() for s in self.seats], meta)
@@ -328,6 +329,13 @@ class LocalTable(PersonHelp):
         return True
 
     # ------------------------------------------------------------ stored games
+    def continue_file(self, path: Path, meta: dict[str, Any]) -> None:
+        """Save to ``path`` from now on (a resumed game finishes its own record), with the
+        record's ``meta`` as it was, noting where the seed stopped telling the draws."""
+        self._output, self._file = OutputDir(path.parent, "games"), path.name
+        reshuffled = [*meta.get("reshuffled_at_events", []), len(self._now.writer.events)]
+        self._now.writer.meta = {**meta, "reshuffled_at_events": reshuffled}
+
     def replay(self, action: Action, note: str = "") -> None:
         """Play a stored action of whoever is to move, person or bot, as the engine allows.
 

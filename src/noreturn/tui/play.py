@@ -14,6 +14,7 @@ from typing import TextIO
 
 from noreturn.engine import NoReturnError, Rules
 from noreturn.table import LocalTable, make_seats
+from noreturn.table.resume import resume_table
 from noreturn.tui.plain import play_plain, save_report
 
 
@@ -21,14 +22,20 @@ def play_command(rules: Rules, names: Sequence[str], bots: Sequence[str], seed: 
                  hotseat: bool = False, color: bool = True, plain: bool = False,
                  save_dir: Path | None = None, bot_delay: float = 0.6,
                  stdin: TextIO | None = None, stdout: TextIO | None = None,
-                 write: Callable[[str], None] = print) -> int:
+                 write: Callable[[str], None] = print, resume: Path | None = None) -> int:
     """Play a game, and another with the same players and a new deal for as long as they
     ask for one at the end (full screen); returns the exit code (2 for a bad bot spec or
-    seat list)."""
+    seat list, or a record that cannot be resumed). ``resume``: the saved record of an
+    unfinished game to go on with instead of a new one (its seats and rules)."""
     stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
     try:
-        table = LocalTable(make_seats(rules.players, names, bots, hotseat), rules, seed,
-                           save_dir)
+        if resume is not None:
+            table = resume_table(resume, save_dir)
+            rules = table.rules
+            write(f"resuming {resume} at turn {table.state.turns + 1}")
+        else:
+            table = LocalTable(make_seats(rules.players, names, bots, hotseat), rules, seed,
+                               save_dir)
     except NoReturnError as exc:
         write(f"error: {exc}")
         return 2

@@ -1,0 +1,100 @@
+"""``noreturn play --resume``: an unfinished local game goes on from its saved record.
+
+The record holds every event, draws included, so the game is rebuilt by replaying it on a
+new ``LocalTable`` whose deck hands out the recorded draws in their order; once they run
+out, the tiles left in the bag are shuffled afresh from a new secret (nobody has seen that
+order, so no one gains or loses by the pause). The resumed game goes on saving to the same
+file, which becomes the whole game's record, and its ``meta`` notes the event from which
+the original seed no longer tells the draws (as an undo does).
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from random import Random
+
+from noreturn.bots.match import Deck
+from noreturn.engine import Action, Draw, GameState, NoReturnError, reshuffled
+from noreturn.records import check_header, check_record, read_record, replay_states
+from noreturn.table.local import LocalTable
+from noreturn.table.seats import Seat
+
+
+class RecordedDeck(Deck):
+    """The draws of a record in their order, then a fresh secret order of the rest."""
+
+    def __init__(self, start_player: int, draws: list[int]) -> None:
+        """Deal ``draws`` first (the record's), starting with seat ``start_player``."""
+        self.start_player = start_player
+        self.rng = Random()  # never used: the rest is shuffled from a secret in next_draw
+        self.order: list[int] = []
+        self._recorded = draws[::-1]
+        self._rest: Deck | None = None
+
+    def next_draw(self, state: GameState) -> Draw:
+        """The next recorded draw; after the last one, the bag in a fresh secret order."""
+        if self._recorded:
+            return Draw(self._recorded.pop())
+        if self._rest is None:
+            self._rest = _Shuffled(reshuffled(state, secrets.randbits(64)).order)
+        return self._rest.next_draw(state)
+
+
+class _Shuffled(Deck):
+    """A bag already in its order (``reshuffled``'s), drawn from the top."""
+
+    def __init__(self, order: list[int]) -> None:
+        self.start_player, self.rng, self.order = 0, Random(), order
+
+
+def newest_record(folder: Path) -> Path:
+    """The newest unfinished record in ``folder`` (``noreturn play --resume`` alone).
+
+    Raises:
+        NoReturnError: none there; the message says where it looked.
+    """
+    for path in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
+        try:
+            if "result" not in read_record(path):
+                return path
+        except NoReturnError:
+            continue
+    raise NoReturnError(f"no unfinished game in {folder}: give the record's path "
+                        "(noreturn play --resume FILE)")
+
+
+def resume_table(path: Path, save_dir: Path | None = None) -> LocalTable:
+    """The game of the unfinished record at ``path``, ready for its next decision; it
+    goes on saving to ``path`` (``save_dir`` only if that file cannot be written).
+
+    Raises:
+        NoReturnError: the file is not a valid record, or its game is over; the message
+            says what to do instead.
+    """
+    record = read_record(path)
+    rules = check_header(record)
+    verdict = check_record(record)
+    if not verdict.valid:
+        raise NoReturnError(f"{path} cannot be resumed: event {verdict.event}: "
+                            f"{verdict.reason}")
+    if verdict.state is not None and verdict.state.is_over():
+        raise NoReturnError(f"the game in {path} is over: see it with noreturn replay {path}")
+    draws: list[int] = []
+    decisions: list[Action] = []
+    for step in replay_states(record):
+        if all(isinstance(a, Draw) for a in step.move.actions):
+            draws += [a.tile for a in step.move.actions if isinstance(a, Draw)]
+        else:
+            decisions.extend(step.move.actions)
+    seats = [Seat(str(p["name"]), None if p.get("kind") == "human" else str(p.get("policy")))
+             for p in record["players"]]
+    table = LocalTable(seats, rules, None, save_dir, deck=RecordedDeck(record["start_player"],
+                                                                         draws))
+    for action in decisions:
+        table.replay(action)
+    table.continue_file(path, dict(record.get("meta") or {}))
+    return table
+
+
+__all__ = ["RecordedDeck", "newest_record", "resume_table"]

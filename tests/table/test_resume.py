@@ -1,0 +1,93 @@
+"""``noreturn play --resume``: an unfinished game goes on exactly where its record stopped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from noreturn.cli import app
+from noreturn.engine import NoReturnError
+from noreturn.records import check_record
+from noreturn.table import LocalTable, make_seats
+from noreturn.table.resume import newest_record, resume_table
+
+
+def _half_game(folder: Path, seed: int = 3, undo: bool = False) -> LocalTable:
+    """A game against two bots, stopped and saved at the person's 8th turn."""
+    table = LocalTable(make_seats(3, ["Ada"], ["easy", "medium"]), seed=seed, save_dir=folder)
+    for turn in range(8):
+        table.run_bots()
+        assert table.try_action(table.hint()[0]) is None
+        if undo and turn == 4:
+            assert table.undo() is None  # the bag is reshuffled: the seed no longer tells
+    table.run_bots()
+    table.save()
+    return table
+
+
+def _same_game(a: LocalTable, b: LocalTable) -> None:
+    sa, sb = a.state, b.state
+    assert (sa.hands, sa.rows, sa.piles, sa.phases, sa.turns, sa.to_move) == (
+        sb.hands, sb.rows, sb.piles, sb.phases, sb.turns, sb.to_move)
+    assert sorted(sa.bag) == sorted(sb.bag)
+    assert a.record()["events"] == b.record()["events"]
+
+
+@pytest.mark.parametrize("undo", [False, True])
+def test_a_resumed_game_is_the_saved_one_and_finishes_its_own_record(
+        tmp_path: Path, undo: bool) -> None:
+    before = _half_game(tmp_path, undo=undo)
+    assert before.path is not None
+    table = resume_table(before.path)
+    _same_game(before, table)
+    if not undo:  # the person reads on in the same log (an undo took lines back)
+        assert table.log(0) == before.log(0)
+    events = len(before.record()["events"])
+    while not table.is_over():
+        table.run_bots()
+        if not table.is_over():
+            assert table.try_action(table.hint()[0]) is None
+    saved = table.save()
+    assert saved == before.path and len(list(tmp_path.glob("*.json"))) == 1
+    record = json.loads(saved.read_text())
+    assert check_record(record).valid and "result" in record
+    assert record["meta"]["reshuffled_at_events"][-1] == events
+    assert record["meta"]["seed"] == before.record()["meta"]["seed"]
+
+
+def test_finished_and_broken_records_are_not_resumed(tmp_path: Path) -> None:
+    table = _half_game(tmp_path)
+    while not table.is_over():
+        table.run_bots()
+        if not table.is_over():
+            assert table.try_action(table.hint()[0]) is None
+    path = table.save()
+    with pytest.raises(NoReturnError, match="is over: see it with noreturn replay"):
+        resume_table(path)
+    broken = tmp_path / "broken.json"
+    broken.write_text("{}")
+    with pytest.raises(NoReturnError, match="not a record"):
+        resume_table(broken)
+    with pytest.raises(NoReturnError, match="no unfinished game in"):
+        newest_record(tmp_path)
+
+
+def test_play_resume_takes_the_newest_unfinished_game(tmp_path: Path) -> None:
+    older = _half_game(tmp_path, seed=3)
+    newer = _half_game(tmp_path, seed=4)
+    assert newest_record(tmp_path) == newer.path != older.path
+    result = CliRunner().invoke(app, ["play", "--resume", "--save-dir", str(tmp_path)],
+                                input="quit\n")
+    assert result.exit_code == 0, result.output
+    assert f"resuming {newer.path}" in " ".join(result.output.split())
+
+
+def test_play_says_how_to_resume_and_when_there_is_nothing(tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["play", "--resume", "--save-dir", str(tmp_path)])
+    assert result.exit_code == 2 and "no unfinished game in" in " ".join(result.output.split())
+    result = runner.invoke(app, ["play", str(tmp_path / "game.json")])
+    assert result.exit_code == 2 and "--resume" in " ".join(result.output.split())

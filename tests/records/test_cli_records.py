@@ -78,14 +78,18 @@ def test_validate_errors_for_files_that_are_not_records(tmp_path: Path) -> None:
     other = tmp_path / "other.json"
     other.write_text('{"format": "chess", "moves": []}', encoding="utf-8")
     missing = tmp_path / "missing.json"
-    code, lines = run("validate", str(S03), str(text), str(array), str(other), str(missing))
+    empty = tmp_path / "empty.json"
+    empty.write_text("  \n", encoding="utf-8")
+    code, lines = run("validate", str(S03), str(text), str(array), str(other), str(missing),
+                      str(empty))
     assert code == 1
     assert lines[0] == f"OK {S03} scores=[8, -3]"
     assert lines[1].startswith(f"ERROR {text}: not JSON: ")
     assert lines[2] == f"ERROR {array}: not a record: a record is a JSON object, not a list"
     assert lines[3].startswith(f"ERROR {other}: ")
     assert lines[4] == f"ERROR {missing}: cannot read {missing}: no such file; check the path"
-    assert len(lines) == 5
+    assert lines[5].startswith(f"ERROR {empty}: {empty} is empty: a record is one JSON object")
+    assert len(lines) == 6
 
 
 def test_validate_a_folder_is_an_error_not_a_crash(tmp_path: Path) -> None:

@@ -37,7 +37,11 @@ def read_record(source: str | os.PathLike[str]) -> Record:
     """
     if isinstance(source, str) and _looks_like_json(source):
         return parse_record(source)
-    return parse_record(_read_text(Path(source)))
+    text = _read_text(Path(source))
+    if not text.strip():
+        raise RecordError(f"{source} is empty: a record is one JSON object (see "
+                          "docs/record-format.md); was the game saved?")
+    return parse_record(text)
 
 
 def parse_record(text: str) -> Record:

@@ -495,6 +495,19 @@ def test_enter_after_a_hint_to_declare_asks_and_declares(tmp_path: Path) -> None
     drive(new_app(tmp_path, rules=Rules(players=2), seed=5), body)
 
 
+def test_the_rules_fit_80_by_24_and_scroll(tmp_path: Path) -> None:
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await pilot.press("question_mark")
+        text_box = app.screen.query_one(".text")
+        assert text_box.region.y >= 1 and text_box.region.bottom <= 24  # its top in sight
+        assert text_box.max_scroll_y > 0
+        await pilot.press("pagedown")
+        assert text_box.scroll_y > 0
+        assert app.screen.query_one("#close").region.bottom <= 24
+
+    drive(new_app(tmp_path), body, size=(80, 24))
+
+
 def test_a_hint_goes_when_the_selection_changes(tmp_path: Path) -> None:
     async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
         await past_mulligan(pilot, app)

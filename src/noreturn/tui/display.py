@@ -52,6 +52,7 @@ Screen.-short #buttons { display: none; }
 .dialog.wide { width: 96; max-width: 100%; }
 .dialog.tall { height: 90%; }
 #fulllog { height: 1fr; }
+TextScreen .text { height: auto; }
 #review-status { height: auto; margin-top: 1; }
 #review-body { height: 1fr; padding: 0 1; }
 .buttons { height: 3; margin-top: 1; }

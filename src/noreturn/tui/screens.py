@@ -91,6 +91,10 @@ class TextScreen(ModalScreen[None]):
 
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
         Binding("escape,q,enter,question_mark,t", "close", "close"),
+        Binding("up,k", "scroll_text(-1)", show=False),
+        Binding("down,j", "scroll_text(1)", show=False),
+        Binding("pageup", "scroll_text(-10)", show=False),
+        Binding("pagedown,space", "scroll_text(10)", show=False),
     ]
 
     def __init__(self, body: str | Text, screen_id: str) -> None:
@@ -99,10 +103,23 @@ class TextScreen(ModalScreen[None]):
         self.body = body
 
     def compose(self) -> ComposeResult:
-        """The text and a Close button."""
+        """The text (scrolling when the screen is short) and a Close button."""
         with Vertical(classes="dialog wide"):
-            yield Static(self.body, classes="body")
+            with VerticalScroll(classes="text"):
+                yield Static(self.body, classes="body")
             yield Button("Close (Esc)", id="close")
+
+    def on_mount(self) -> None:
+        """Fit the screen: the text scrolls rather than losing its top (the rules at 80x24)."""
+        self.on_resize()
+
+    def action_scroll_text(self, lines: int) -> None:
+        """Scroll the text by keys (the mouse wheel works too)."""
+        self.query_one(".text", VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def on_resize(self) -> None:
+        """The text's room: the screen less the frame and the button."""
+        self.query_one(".text").styles.max_height = max(4, self.app.size.height - 9)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Close on the button."""

@@ -33,20 +33,19 @@ from noreturn.sim.backends import execute
 from noreturn.sim.tournament import BACKENDS
 
 DEFAULT_GRIDS: dict[int, dict[str, tuple[float, ...]]] = {
-    2: {"bag": (100, 85, 75, 70, 65, 60, 55, 50, 45, 40, 30, 15),
-        "turns": (24, 20, 17, 15, 14, 13, 12, 11, 10, 8, 5),
-        "points": (60, 80, 100, 110, 120, 130, 140, 160)},
-    3: {"bag": (95, 80, 70, 65, 60, 55, 50, 45, 40, 30, 15),
-        "turns": (14, 12, 10, 9, 8, 7, 6, 5, 4, 2),
-        "points": (40, 60, 75, 90, 100, 110, 125, 140)},
-    4: {"bag": (90, 75, 65, 60, 55, 50, 45, 40, 30, 15),
-        "turns": (12, 10, 8, 7, 6, 5, 4, 3, 2),
-        "points": (30, 45, 55, 65, 75, 85, 100, 120)},
+    2: {"bag": (90, 75, 65, 60, 55, 50, 40, 25), "turns": (20, 16, 14, 12, 10, 8),
+        "points": (70, 100, 120, 140, 160)},
+    3: {"bag": (90, 75, 65, 60, 55, 50, 40, 25), "turns": (12, 10, 9, 8, 7, 5),
+        "points": (50, 75, 95, 110, 130)},
+    4: {"bag": (85, 70, 60, 55, 50, 45, 35, 20), "turns": (10, 8, 7, 6, 5, 3),
+        "points": (35, 55, 70, 85, 105)},
 }
-"""The trigger values tried by default, per table size: around where the free ``medium``
-declares (measured before the study: bag 49-69 tiles, 11.6-16 turns left, 109-155 points
-with two players; bag 45-62, 5.4-7.1 turns, 63-85 points with four), reaching well to
-both sides so the curve has its ends."""
+"""The trigger values tried by default, per table size (19: each costs as many games as
+the free bot's baseline): dense around where the free ``medium`` declares (its 10th to
+90th percentiles in 40 self-play games before the study: bag 49-69 tiles, 11.6-16 turns
+left, 109-155 points with two players; bag 46-64, 6.6-9 turns, 87-120 points with three;
+bag 45-62, 5.4-7.1 turns, 63-85 points with four), and one or two values well to each
+side so the curve has its ends."""
 
 
 UNITS = {"bag": "tiles in the bag", "turns": "turns left", "points": "points in the rows"}

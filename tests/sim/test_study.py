@@ -39,8 +39,8 @@ TOP_KEYS = {"format", "version", "players", "bot", "rules", "games_requested", "
 CONDITION_KEYS = {"kind", "value", "label", "games", "wins", "win_rate", "win_ci",
                   "mean_score", "margin", "margin_ci", "win_diff", "win_diff_ci",
                   "margin_diff", "margin_diff_ci", "never_declared", "declared_mean"}
-WINDOW_KEYS = {"trigger", "best", "window", "best_vs_earliest", "earliest", "best_vs_latest",
-               "latest", "free_quartiles", "free_in_window"}
+WINDOW_KEYS = {"trigger", "best", "window", "bounds", "best_vs_earliest", "earliest",
+               "best_vs_latest", "latest", "free_quartiles", "free_in_window"}
 
 
 def settings(players: int = 2, games: int = 6, **options: Any) -> StudySettings:

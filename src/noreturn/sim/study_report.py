@@ -110,7 +110,7 @@ def tables(data: dict[str, Any]) -> list[Table]:
     windows = Table(title="best window per trigger kind (paired margin not significantly "
                           "below the best value's)", box=box.SIMPLE_HEAD, pad_edge=False,
                     show_edge=False, collapse_padding=True)
-    for header in ("kind", "best", "window", "best - earliest", "best - latest",
+    for header in ("kind", "best", "window", "bounds", "best - earliest", "best - latest",
                    "free bot declared (quartiles)", "free in window"):
         windows.add_column(header, justify="right", no_wrap=True)
     for kind, row in data["windows"].items():
@@ -118,6 +118,7 @@ def tables(data: dict[str, Any]) -> list[Table]:
         free = row["free_quartiles"]
         windows.add_row(
             kind, f"{row['best']:g}", f"{row['window'][0]:g}-{row['window'][1]:g}",
+            " - ".join("..." if b is None else f"{b:g}" for b in row["bounds"]),
             f"{early['margin_diff']:+.1f} ({row['earliest']:g})",
             f"{late['margin_diff']:+.1f} ({row['latest']:g})",
             "-" if free is None else " / ".join(f"{q:.1f}" for q in free),

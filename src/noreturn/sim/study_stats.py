@@ -27,9 +27,11 @@ says otherwise, and every interval is a 95% one:
   their kind's window alone, the choices a sensible player weighs.
 - **the window** per trigger kind: the values whose mean paired margin, against the best
   value's on the same deals, is not significantly lower (the 95% interval of the
-  difference reaches 0); and where the free bot declared (median, quartiles), to see
-  whether its own switch falls inside. The best value is picked on the same games it is
-  judged by, so its lead over its neighbours is a little flattering.
+  difference reaches 0); its ``bounds`` are the nearest values tried outside it on either
+  side (significantly worse), between which the best fixed moment lies; and where the
+  free bot declared (median, quartiles): ``free_in_window`` when its median lies strictly
+  between the bounds (a grid of values cannot say more). The best value is picked on the
+  same games it is judged by, so its lead over its neighbours is a little flattering.
 """
 
 from __future__ import annotations
@@ -139,6 +141,11 @@ def _early_first(kind: str, indices: list[int], conditions: Sequence[dict[str, A
     return sorted(indices, key=lambda i: conditions[i]["value"] * (1 if kind == "points" else -1))
 
 
+def _between(value: float, below: float | None, above: float | None) -> bool:
+    """Whether ``value`` lies strictly between two bounds (None: no bound that side)."""
+    return (below is None or value > below) and (above is None or value < above)
+
+
 def windows(split: Sequence[Sequence[StudyGame]], conditions: Sequence[dict[str, Any]]
             ) -> dict[str, Any]:
     """Per trigger kind: the best value, the window (module docstring), how much the best
@@ -157,15 +164,19 @@ def windows(split: Sequence[Sequence[StudyGame]], conditions: Sequence[dict[str,
         free = sorted(m[reading] for m in free_marks)
         quartiles = statistics.quantiles(free, n=4) if len(free) >= 2 else free * 3
         low, high = min(window), max(window)
+        tried = sorted(conditions[i]["value"] for i in indices)
+        below = max((v for v in tried if v < low), default=None)
+        above = min((v for v in tried if v > high), default=None)
         result[kind] = {
             "trigger": TRIGGER_TEXT[kind].format(value=conditions[best]["value"]),
             "best": conditions[best]["value"], "window": [low, high],
+            "bounds": [below, above],
             "best_vs_earliest": _paired(split[best], split[ordered[0]]),
             "earliest": conditions[ordered[0]]["value"],
             "best_vs_latest": _paired(split[best], split[ordered[-1]]),
             "latest": conditions[ordered[-1]]["value"],
             "free_quartiles": quartiles if free else None,
-            "free_in_window": bool(free) and low <= quartiles[1] <= high,
+            "free_in_window": bool(free) and _between(quartiles[1], below, above),
         }
     return result
 

@@ -75,6 +75,8 @@ def test_the_json_has_the_documented_fields_and_pairs_games() -> None:
     assert shares["deal_share"] + shares["trigger_share"] + shares["rest_share"] == (
         pytest.approx(1.0))
     assert len(data["per_game"]) == data["games"]
+    starts = {(row[2], row[4]) for row in data["per_game"]}  # (deal, start_player)
+    assert len(starts) == data["deals"], "a deal starts with the same seat in every game"
     assert all(len(row) == len(data["game_fields"]) for row in data["per_game"])
     json.dumps(data)
 

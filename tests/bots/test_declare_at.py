@@ -10,6 +10,7 @@ from random import Random
 import pytest
 
 from noreturn.bots import BotError, Deck, make_bot, play_game
+from noreturn.bots.base import Budget
 from noreturn.bots.declare_at import DeclareAt, Trigger, measure
 from noreturn.bots.planner import PlanBot
 from noreturn.engine import Action, Declare, Rules, View
@@ -101,7 +102,9 @@ def test_the_plan_stays_in_phase_1_when_declaring_is_not_offered() -> None:
 def test_the_registered_spec_and_bad_triggers() -> None:
     bot = make_bot("declare-at:bag=40,bot=greedy")
     assert isinstance(bot, DeclareAt) and bot.trigger == Trigger("bag", 40)
-    assert bot.name.endswith("@bag<=40")
+    assert bot.name.endswith("@bag<=40") and bot.budget is None
+    searching = make_bot("declare-at:turns=5,bot=hard")
+    assert isinstance(searching, DeclareAt) and searching.budget == Budget(seconds=1.0)
     with pytest.raises(BotError, match="one trigger"):
         make_bot("declare-at:bag=40,turns=3")
     with pytest.raises(BotError, match="bag, turns, points"):

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from random import Random
 
 from noreturn.bots import plan
-from noreturn.bots.base import Bot, BotError, make_bot, parse_options, register
+from noreturn.bots.base import Bot, BotError, Budget, budget_of, make_bot, parse_options, register
 from noreturn.engine import Action, Declare, View, sample_world
 
 TRIGGER_KINDS = ("bag", "turns", "points")
@@ -112,6 +112,24 @@ class DeclareAt:
         self.trigger = trigger
         self.name = inner.name if trigger is None else f"{inner.name}@{trigger.label}"
         self.declared: Declared | None = None
+
+    @property
+    def budget(self) -> Budget | None:
+        """The inner bot's budget (``Bot.budget``): the wrapper thinks as long as it does,
+        so a server schedules a wrapped search bot as a search bot."""
+        return budget_of(self.inner)
+
+    def start_game(self, seat: int, names: Sequence[str]) -> None:
+        """Pass the start of a game on to the inner bot, if it listens (``Bot``)."""
+        start = getattr(self.inner, "start_game", None)
+        if callable(start):
+            start(seat, names)
+
+    def end_game(self, final_view: View) -> None:
+        """Pass the end of a game on to the inner bot, if it listens (``Bot``)."""
+        end = getattr(self.inner, "end_game", None)
+        if callable(end):
+            end(final_view)
 
     def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
         """Declare when the trigger first holds; before, the inner bot's choice among the

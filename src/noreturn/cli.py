@@ -225,6 +225,68 @@ def tournament(
     raise typer.Exit(tournament_command(settings, out, records))
 
 
+study_app = typer.Typer(
+    help="Studies of the game's big decisions, by restricted self-play on paired deals.",
+    no_args_is_help=True,
+)
+app.add_typer(study_app, name="study")
+
+
+@study_app.command()
+def switch(
+    players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
+    games: Annotated[int, typer.Option(
+        min=1, help="games per condition (the free bot, and each trigger value); rounded up "
+                    "to whole deals, each deal played once from every seat")] = 200,
+    bot: Annotated[str, typer.Option(
+        help="the bot studied, in every seat: a spec or level. medium (the plan) plays a "
+             "game in a few hundredths of a second; hard and expert (the search) cost about "
+             "1 s a move, too slow for a large study on a small machine")] = "medium",
+    bag: Annotated[str | None, typer.Option(
+        help="bag triggers, comma-separated: declare at the first own turn on which the bag "
+             "holds at most X tiles (default: a grid for the table size; none: skip)")] = None,
+    turns: Annotated[str | None, typer.Option(
+        help="turns-left triggers: declare at the first own turn on which the plan's own "
+             "estimate of the turns left (plan.turns_left, the clock the plan declares by) "
+             "is at most T (default: a grid; none: skip)")] = None,
+    points: Annotated[str | None, typer.Option(
+        help="points triggers: declare at the first own turn on which the own rows hold at "
+             "least P points (default: a grid; none: skip)")] = None,
+    seed: Annotated[int, typer.Option(help="base seed; deal d uses the bag of (seed, d)")] = 0,
+    rules: Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=5")] = "",
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="processes (default: every core); 1 plays in this process")] = None,
+    backend: Annotated[Backend, typer.Option(help="local cores or a Ray cluster")] = (
+        Backend.local),
+    address: Annotated[str | None, typer.Option(
+        help="Ray cluster to join (default: start a local Ray)")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="folder to write study.json and study.png into", callback=_output_dir)] = None,
+) -> None:
+    """When to declare: one seat forced to declare at a trigger against the free bot.
+
+    Every trigger value plays the same deals, each deal once from every seat, and so does
+    the free bot in that seat (the baseline). Per trigger: the forced seat's win rate and
+    mean margin (own score minus best other) with 95% intervals, and both paired against
+    the free bot on the same deal and seat; the best window per trigger kind and where the
+    free bot declares; win rate and score by position in turn order; the share of the
+    margin's variance the deal explains (luck). Before its trigger the forced seat plays as
+    the free bot but never declares; it declares at its first own turn on which the
+    trigger holds, and never if the game ends first (counted). See docs/study.md.
+    """
+    from noreturn.sim.study import StudySettings, parse_values  # noqa: PLC0415 - fast startup
+    from noreturn.sim.study_report import switch_command  # noqa: PLC0415
+
+    try:
+        triggers = (*parse_values("bag", bag, players), *parse_values("turns", turns, players),
+                    *parse_values("points", points, players))
+    except NoReturnError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    settings = StudySettings(bot, _rules(players, rules), triggers, games, seed,
+                             backend.value, workers, address)
+    raise typer.Exit(switch_command(settings, out))
+
+
 @app.command()
 def review(
     file: Annotated[Path, typer.Argument(help="a record file (docs/record-format.md)")],

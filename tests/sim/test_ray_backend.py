@@ -55,3 +55,14 @@ def test_ray_brings_the_records_back(local_ray: Any, tmp_path: Path) -> None:
     files = sorted(tmp_path.glob("*.json"))
     assert len(files) == data["games"] == 4
     assert all(check_record(read_record(path)).valid for path in files)
+
+
+def test_ray_plays_the_switch_study_like_local(local_ray: Any) -> None:
+    from noreturn.bots.declare_at import Trigger  # noqa: PLC0415 - only this test
+    from noreturn.sim.study import StudySettings, run_study  # noqa: PLC0415
+
+    rules = Rules.parse("colors=4,max_value=9,hand_size=6", players=2)
+    triggers = (Trigger("bag", 30), Trigger("turns", 4))
+    local = run_study(StudySettings("medium", rules, triggers, 4, seed=3, workers=2))
+    remote = run_study(StudySettings("medium", rules, triggers, 4, seed=3, backend="ray"))
+    assert remote.games == local.games and len(remote.games) == 12

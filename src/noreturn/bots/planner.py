@@ -14,6 +14,7 @@ from noreturn.bots import plan
 from noreturn.bots.base import BotError, parse_options, register
 from noreturn.engine import (
     COLOUR_NAMES,
+    DECLARE,
     Action,
     Declare,
     Exchange,
@@ -45,10 +46,15 @@ class PlanBot:
         """The chosen action with a one-line reason a player understands.
 
         The plan reads only the seat's own hand and the public table, so it runs on any
-        world consistent with the view; which one does not matter.
+        world consistent with the view; which one does not matter. When declaring is not
+        among ``legal`` though the plan would declare (a wrapper keeps it in phase 1:
+        ``declare_at.py``), it plays the plan's best move that stays in phase 1.
         """
         state = sample_world(view, Random(0))
-        action = to_action(plan.choose(state))
+        decision = plan.choose(state)
+        if decision[0] == DECLARE and not any(isinstance(a, Declare) for a in legal):
+            decision = plan.decide(state, plan.params_for(view.rules.players), may_declare=False)
+        action = to_action(decision)
         if action not in legal:  # a plan bug must not cost the game: say so loudly
             raise BotError(f"the plan chose {action}, which is not legal here")
         return action, reason(state, action)

@@ -1,0 +1,179 @@
+"""What ``noreturn study switch`` shows and writes: progress, the tables, study.json, the
+plot (``study_plot.py``). The games are ``study.py``'s, the figures ``study_stats.py``'s."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from noreturn.engine import NoReturnError, Rules
+from noreturn.files import OutputDir, OutputError
+from noreturn.sim.report import rules_text
+from noreturn.sim.study import Study, StudySchedule, StudySettings, run_study, study_schedule
+from noreturn.sim.study_stats import study_json
+
+
+def switch_command(settings: StudySettings, out: Path | None = None,
+                   console: Console | None = None) -> int:
+    """Run the study with a progress bar, print its tables, write the files; exit status."""
+    console = console or Console()
+    try:
+        plan = study_schedule(settings)
+        console.print(plan_text(settings, plan), markup=False, highlight=False)
+        study = _run_with_progress(settings, plan, console)
+    except OutputError as exc:
+        console.print(f"[red]error:[/] {exc}")
+        return 1
+    except NoReturnError as exc:
+        console.print(f"[red]error:[/] {exc}")
+        return 2
+    data = study_json(study)
+    for table in tables(data):
+        console.print(table)
+    console.print(summary_text(data), markup=False, highlight=False)
+    if out is not None:
+        try:
+            _write_outputs(data, OutputDir(out, "study"), console)
+        except OutputError as exc:
+            console.print(f"[red]error:[/] {exc} (the tables above are the result)")
+            return 1
+    return 0
+
+
+def plan_text(settings: StudySettings, plan: StudySchedule) -> str:
+    """How many games will be played and why."""
+    conditions = len(plan.conditions)
+    per = plan.deals * settings.players
+    text = (f"{len(plan.tasks)} games: {conditions} conditions (the free bot and "
+            f"{conditions - 1} trigger values) x {plan.deals} deals x {settings.players} "
+            f"seats; bot {settings.bot}, {settings.players} players")
+    if per != settings.games:
+        text += f"; {settings.games} games per condition asked for, {per} to fill whole deals"
+    return text
+
+
+def _run_with_progress(settings: StudySettings, plan: StudySchedule, console: Console
+                       ) -> Study:
+    """Play the study with a bar that advances as each game finishes."""
+    columns = (TextColumn("playing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("games", total=len(plan.tasks))
+        return run_study(settings, lambda _: progress.advance(task), plan)
+
+
+def _pct(low_high: list[float]) -> str:
+    return f"{100 * low_high[0]:.1f}-{100 * low_high[1]:.1f}"
+
+
+def _range(low_high: list[float], scale: float = 1.0, signed: bool = True) -> str:
+    sign = "+" if signed else ""
+    return f"{scale * low_high[0]:{sign}.1f}..{scale * low_high[1]:{sign}.1f}"
+
+
+def tables(data: dict[str, Any]) -> list[Table]:
+    """The conditions (one row each), the windows per trigger kind, the seat order."""
+    conditions = Table(
+        title=f"{data['players']} players, bot {data['bot']}, {data['games_per_condition']} "
+              f"games per condition, seed {data['seed']}",
+        box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True,
+        caption="forced seat's win % (Wilson 95%) and mean margin (own - best other); "
+                "Δ: paired against the free bot on the same deal and seat; never: games "
+                "that ended before the trigger held; bag, left, pts: mean bag, plan's "
+                "turns left and row points when it declared")
+    for header in ("trigger", "win%", "95% CI", "margin", "Δwin%", "95% CI", "Δmargin",
+                   "95% CI", "never", "bag", "left", "pts"):
+        conditions.add_column(header, justify="right", no_wrap=True)
+    for row in [data["baseline"], *data["conditions"]]:
+        marks = row["declared_mean"]
+        conditions.add_row(
+            row["label"], f"{100 * row['win_rate']:.1f}", _pct(row["win_ci"]),
+            f"{row['margin']:+.1f}",
+            f"{100 * row['win_diff']:+.1f}", _range(row["win_diff_ci"], 100),
+            f"{row['margin_diff']:+.1f}", _range(row["margin_diff_ci"]),
+            str(row["never_declared"]),
+            *(("-",) * 3 if marks["bag"] is None else (
+                f"{marks['bag']:.0f}", f"{marks['turns_left']:.1f}", f"{marks['points']:.0f}")))
+    windows = Table(title="best window per trigger kind (paired margin not significantly "
+                          "below the best value's)", box=box.SIMPLE_HEAD, pad_edge=False,
+                    show_edge=False, collapse_padding=True)
+    for header in ("kind", "best", "window", "bounds", "best - earliest", "best - latest",
+                   "free bot declared (quartiles)", "free in window"):
+        windows.add_column(header, justify="right", no_wrap=True)
+    for kind, row in data["windows"].items():
+        early, late = row["best_vs_earliest"], row["best_vs_latest"]
+        free = row["free_quartiles"]
+        windows.add_row(
+            kind, f"{row['best']:g}", f"{row['window'][0]:g}-{row['window'][1]:g}",
+            " - ".join("..." if b is None else f"{b:g}" for b in row["bounds"]),
+            f"{early['margin_diff']:+.1f} ({row['earliest']:g})",
+            f"{late['margin_diff']:+.1f} ({row['latest']:g})",
+            "-" if free is None else " / ".join(f"{q:.1f}" for q in free),
+            "yes" if row["free_in_window"] else "no")
+    seats = Table(title="seat order (every seat of every game)", box=box.SIMPLE_HEAD,
+                  pad_edge=False, show_edge=False, collapse_padding=True)
+    for header in ("position", "games", "win %", "95% CI", "mean score"):
+        seats.add_column(header, justify="right", no_wrap=True)
+    for row in data["seat_order"]:
+        seats.add_row(str(row["position"]), str(row["games"]), f"{100 * row['win_rate']:.1f}",
+                      _pct(row["win_ci"]), f"{row['mean_score']:.1f}")
+    return [conditions, windows, seats]
+
+
+def summary_text(data: dict[str, Any]) -> str:
+    """The luck figure and the run's size and speed, in one line each."""
+    luck, near = data["luck"], data["luck_in_window"]
+    return (f"luck: the deal (and seat) explains {100 * luck['deal_share']:.0f}% of the "
+            f"forced seat's margin variance, the declaration moment "
+            f"{100 * luck['trigger_share']:.0f}%, the rest {100 * luck['rest_share']:.0f}%; "
+            f"within the windows {100 * near['deal_share']:.0f}%, "
+            f"{100 * near['trigger_share']:.0f}% and {100 * near['rest_share']:.0f}%\n"
+            f"{data['games']} games in {data['elapsed_seconds']:.1f} s, backend "
+            f"{data['backend']}, {data['workers']} worker{'s' if data['workers'] > 1 else ''}"
+            f", rules {rules_text_of(data)}, forfeits {data['forfeits']}")
+
+
+def rules_text_of(data: dict[str, Any]) -> str:
+    """The rules of a study's JSON as ``report.rules_text`` writes them."""
+    return rules_text(Rules.from_dict(data["rules"]))
+
+
+def write_json(data: dict[str, Any], path: Path) -> Path:
+    """study.json: indented for people, one game per line for diffs."""
+    head = json.dumps({k: v for k, v in data.items() if k != "per_game"}, indent=1)
+    games = ",\n  ".join(json.dumps(game) for game in data["per_game"])
+    path.write_text(f'{head[:-2]},\n "per_game": [\n  {games}\n ]\n}}\n', encoding="utf-8")
+    return path
+
+
+def _write_outputs(data: dict[str, Any], out: OutputDir, console: Console) -> None:
+    """study.json and study.png in ``out`` (a fallback folder if it fails).
+
+    Raises:
+        OutputError: no folder at all could take them.
+    """
+    from noreturn.sim.study_plot import plot_study  # noqa: PLC0415 - matplotlib loads slowly
+
+    written = out.write("study.json", lambda path: write_json(data, path))
+    title = (f"When to declare: {data['players']} players, {data['bot']} against itself, "
+             f"{data['games_per_condition']} games per trigger value")
+    plot = out.write("study.png", lambda path: plot_study(data, title, path))
+    if out.problem:
+        console.print(out.note("results"), markup=False, highlight=False)
+    console.print(f"results: {written}\nplot: {plot}", markup=False, highlight=False)
+
+
+__all__ = ["switch_command", "tables", "write_json"]

@@ -54,6 +54,8 @@ def summary_table(summary: Summary, policy: str, rules: Rules) -> Table:
     for seat in range(rules.players):
         table.add_row(str(seat), f"{summary.mean_score(seat):.2f}",
                       f"{100 * summary.win_rate(seat):.1f}%")
+    table.caption = ("a shared first place counts as a win for each, so the win rates "
+                     "may add up to more than 100%")
     return table
 
 
@@ -63,8 +65,8 @@ def bench_command(
     """Run the benchmark; a table for people, or one JSON object with ``--json``."""
     console = console or Console()
     if not as_json:
-        console.print(f"benchmarking {players}-player games for about {seconds:g} s, "
-                      "then the hot paths ...")
+        console.print(f"benchmarking {players}-player games and the hot paths, about "
+                      f"{seconds:g} s in all ...")
     result = run_bench(players, seconds)
     if as_json:
         print(json.dumps(result))

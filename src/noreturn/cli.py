@@ -125,6 +125,21 @@ def _to_resume(resume: bool, record: Path | None, save_dir: Path | None) -> Path
 
 
 @app.command()
+def tutorial(
+    no_color: Annotated[bool, typer.Option(
+        "--no-color", help="no colours: tiles keep their letters and symbols")] = False,
+    save_dir: Annotated[Path | None, typer.Option(
+        help="folder where the record is saved", callback=_output_dir)] = None,
+    bot_delay: Annotated[float, typer.Option(
+        min=0, help="seconds before a bot's move shows")] = 1.0,
+) -> None:
+    """A guided first game: each move explained when it comes, against the easy bot."""
+    from noreturn.tui.tutorial import run_tutorial  # noqa: PLC0415 - Textual loads here
+
+    raise typer.Exit(run_tutorial(save_dir, bot_delay, color=not no_color))
+
+
+@app.command()
 def history(
     folder: Annotated[Path | None, typer.Option(
         "--dir", help="folder of your game records (default: where `noreturn play` saves)")

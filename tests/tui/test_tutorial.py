@@ -1,0 +1,49 @@
+"""``noreturn tutorial``: the guided first game shows each lesson at its moment, once."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from noreturn.engine import Declare
+from noreturn.tui.screens import EndScreen, TextScreen
+from noreturn.tui.tutorial import END_LESSON, LESSONS, TutorialApp, tutorial_table
+
+
+async def _settle(pilot: Pilot[str], app: TutorialApp) -> None:
+    for _ in range(1000):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not app.bot_busy and not app.table.bot_to_move():
+            return
+    raise AssertionError("the bots never finished")
+
+
+def test_following_the_hints_meets_every_lesson_in_order(tmp_path: Path) -> None:
+    app = TutorialApp(tutorial_table(tmp_path), bot_delay=0, advice_worlds=8)
+    seen: list[str] = []
+
+    async def body(pilot: Pilot[str]) -> None:
+        await _settle(pilot, app)
+        while not isinstance(app.screen, EndScreen):
+            await pilot.pause()
+            if isinstance(app.screen, TextScreen):  # a lesson: read it, then go on
+                seen.append(str(app.screen.id).removeprefix("lesson-"))
+                assert app.screen.query_one(".body").render()  # it says something
+                await pilot.press("enter")
+                continue
+            await pilot.press("h")
+            await pilot.press(*(("d", "y") if isinstance(app.hinted, Declare) else ("enter",)))
+            await _settle(pilot, app)
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await body(pilot)
+
+    asyncio.run(run())
+    assert seen == [lesson.key for lesson in LESSONS] + [END_LESSON.key]
+    assert app.table.is_over() and app.table.path is not None
+    scores = app.table.state.scores()
+    assert scores[0] > scores[1]  # the prepared deal lets a newcomer who follows win

@@ -400,7 +400,7 @@ def review_routes(reviews: ReviewStore, reviewer: Reviewer | None) -> APIRouter:
 
 
 def page_routes(static_dir: Path) -> APIRouter:
-    """The front end's pages: the lobby, a table (to play or watch) and a replay."""
+    """The front end's pages: the lobby, a table (to play or watch), a replay, the rules."""
     router = APIRouter(include_in_schema=False)
 
     def page(name: str) -> FileResponse:
@@ -424,6 +424,10 @@ def page_routes(static_dir: Path) -> APIRouter:
     @router.get("/replay/{table_id}")
     async def replay_page(table_id: str) -> FileResponse:
         return page("replay.html")
+
+    @router.get("/rules")
+    async def rules_page() -> FileResponse:
+        return page("rules.html")
 
     return router
 

@@ -6,10 +6,10 @@
 
 import { api } from "./api.js";
 import {
-  countUnseen, phaseText, playerPanel, rowsEl, scoresTable, stageText, trackerEl,
+  SCORE_WHY, countUnseen, phaseText, playerPanel, rowsEl, scoresTable, stageText, trackerEl,
 } from "./board.js";
 import {
-  actionText, canonicalAction, colour, h, handOrder, richText, tileEl, tilesIn, valueSum,
+  actionText, canonicalAction, colour, h, handOrder, plural, richText, tileEl, tilesIn, valueSum,
 } from "./tiles.js";
 
 const $ = (id) => document.getElementById(id);
@@ -320,13 +320,15 @@ function renderMine() {
   $("my-badges").replaceChildren(...[
     moving ? h("span", { class: "badge moving-badge", text: "▶ your turn" }) : null,
     h("span", { class: `badge phase phase${me.phase}`, text: phaseText(me.phase) }),
-    h("span", { class: "badge", text: `score ${me.score}` }),
+    h("span", { class: "badge", id: "my-score", title: SCORE_WHY, text: `score now ${me.score}` }),
   ].filter(Boolean));
   mine.classList.toggle("moving", moving);
   const scoring = me.phase === 2 && v.stage === "play";
   $("rows-help").textContent = scoring
     ? "To score, tap a tile of one of your rows: it and every tile after it (the lowest) go to your pile."
-    : "";
+    : me.score < 0 && v.stage !== "over"
+      ? `Score now ${me.score}: your rows count against you until scored (score = pile − rows).`
+      : "";
   $("my-rows").replaceChildren(rowsEl(v, S.seat, {
     showEmpty: true,
     sums: true,
@@ -334,7 +336,7 @@ function renderMine() {
     onTile: scoring ? aimAt : null,
   }));
   const pile = me.pile.length
-    ? h("p", { class: "muted" }, `Your pile: ${me.pile.length} tiles = ${valueSum(me.pile)}`) : null;
+    ? h("p", { class: "muted" }, `Your pile: ${plural(me.pile.length, "tile")} = ${valueSum(me.pile)}`) : null;
   if (pile) $("my-rows").append(pile);
   const hand = shownHand();
   $("hand").replaceChildren(...hand.map((code, i) => tileEl(code, {

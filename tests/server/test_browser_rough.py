@@ -7,6 +7,7 @@ Pure rendering is checked by importing the page's own modules into a page of the
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -14,10 +15,18 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
 
 from test_browser import (
+    SMALL_RULES,
     ServerThread,
     browser,  # noqa: F401 - a fixture
+    create_in_lobby,
+    join_and_start,
     new_page,
+    overflow,
+    play_hinted_move,
     server,  # noqa: F401 - a fixture
+    slow_server,  # noqa: F401 - a fixture
+    sync_api,
+    wait_for_decision,
 )
 
 
@@ -110,3 +119,199 @@ def test_words_one_tile_scored_rows_and_final_scores(lobby_page: Any) -> None:
     assert mine[0] == ["row scored", "no row (none placed)"]
     assert mine[1] == ["red row: empty, no row yet", "orange row: empty, no row yet",
                        "yellow row: empty, no row yet"]
+
+
+def test_guidance_is_not_an_error_and_a_selection_made_while_the_bot_thinks_stays(
+        slow_server: ServerThread, browser: Any) -> None:  # noqa: F811
+    """Issue 18.3: with nothing selected, and while the bot moves, the move lines are neutral
+    guidance (no ✗, not red) naming whose turn it is. 18.5: tiles selected while the bot
+    thinks are still selected when the turn comes."""
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+    href = create_in_lobby(page, slow_server.base, SMALL_RULES)
+    page.goto(slow_server.base + href)
+    join_and_start(page)
+    assert wait_for_decision(page)
+    assert page.locator("#moves .why.refused").count() == 0
+    aside = page.locator(".move", has=page.locator("button[data-kind=mulligan]")).locator(".why")
+    sync_api.expect(aside).to_have_text("select the tiles to set aside, or keep your hand")
+    assert aside.evaluate("e => getComputedStyle(e).color") != "rgb(164, 22, 26)"  # not --bad
+    page.click("#moves button[data-kind=keep]")
+    sync_api.expect(page.locator("#turn-note")).to_have_text(re.compile(r"\(bot\) is thinking…"))
+    bot = page.evaluate("window.noreturn.state().names[1]")
+    whys = page.locator("#moves .why")
+    assert whys.count() >= 1
+    for text in whys.all_inner_texts():
+        assert text == f"{bot}'s turn", text
+    assert page.locator("#moves .why.refused").count() == 0
+    tiles = page.locator("#hand .tile")
+    tiles.nth(0).click()
+    tiles.nth(2).click()
+    chosen = page.locator("#hand .tile[aria-pressed=true]").evaluate_all(
+        "ts => ts.map(t => t.dataset.code)")
+    assert len(chosen) == 2
+    assert page.get_attribute("body", "data-my-turn") == "0"  # chosen while the bot thinks
+    assert wait_for_decision(page)
+    kept = page.locator("#hand .tile[aria-pressed=true]").evaluate_all(
+        "ts => ts.map(t => t.dataset.code)")
+    assert kept == chosen
+    assert errors == []
+
+
+def test_moves_are_off_while_disconnected_and_the_notice_goes_on_reconnecting(
+        server: ServerThread, browser: Any) -> None:  # noqa: F811
+    """Issue 18.6: during an outage no move, hint or "your turn"; back online, the "Not
+    connected" notice is gone and the turn is back."""
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+    href = create_in_lobby(page, server.base, SMALL_RULES)
+    page.goto(server.base + href)
+    join_and_start(page)
+    assert wait_for_decision(page)
+    page.evaluate("() => { window.noreturn.drop(); document.getElementById('hint').click(); }")
+    page.locator("body[data-conn=retry]").wait_for(state="attached")
+    sync_api.expect(page.locator("#errors")).to_contain_text("Not connected right now")
+    assert page.get_attribute("body", "data-my-turn") == "0"
+    buttons = page.locator("#moves button")
+    assert buttons.count() >= 1
+    for i in range(buttons.count()):
+        assert buttons.nth(i).is_disabled()
+    assert page.locator("#hint").is_disabled()
+    assert "▶ your turn" not in page.inner_text("#my-badges")
+    sync_api.expect(page.locator("#turn-note")).to_contain_text("Not connected")
+    sync_api.expect(page.locator("#conn")).to_have_text("connected")
+    assert wait_for_decision(page)
+    sync_api.expect(page.locator("#errors .error")).to_have_count(0)
+    sync_api.expect(page.locator("#my-badges")).to_contain_text("▶ your turn")
+    assert errors == []
+
+
+def test_the_waiting_room_takes_the_seat_in_one_click_and_starts_when_all_joined(
+        server: ServerThread, browser: Any) -> None:  # noqa: F811
+    """Issue 18.4: "Take this seat" joins at once; Start is off (and says whom it waits for)
+    until the other person joined; then one click starts."""
+    page, errors = new_page(browser, viewport={"width": 375, "height": 812}, is_mobile=True,
+                            has_touch=True)
+    page.goto(server.base + "/")
+    page.fill("input[name=name-0]", "Ada")
+    page.select_option("select[name=kind-1]", "human")
+    page.fill("input[name=name-1]", "Bea")
+    page.click("#create")
+    page.locator("#created a.primary").wait_for()
+    bea = page.locator("#created a[data-seat-link^='Seat 2']").get_attribute("href")
+    page.click("#created a.primary")  # "Take this seat": no Join needed
+    page.locator("#lobby:not([hidden])").wait_for()
+    sync_api.expect(page.locator("#lobby-seats li").first.locator(".badge.ok")).to_have_text(
+        "joined")
+    assert "join=1" not in page.url  # the address keeps only the token
+    sync_api.expect(page.locator("#start")).to_be_disabled()
+    sync_api.expect(page.locator("#start-why")).to_contain_text("waits for Bea to join")
+    other, more = new_page(browser)
+    other.goto(server.base + bea)
+    other.locator("#lobby:not([hidden])").wait_for()
+    sync_api.expect(other.locator("#lobby-seats li").nth(1).locator(".badge.wait")).to_have_text(
+        "not joined yet")  # a plain seat link does not join by itself
+    sync_api.expect(other.locator("#start")).to_be_enabled()  # Ada has joined: Bea may start
+    other.click("#join")
+    sync_api.expect(page.locator("#start")).to_be_enabled(timeout=10000)  # polled every 2.5 s
+    page.click("#start")
+    page.locator("body[data-status=playing]").wait_for(state="attached")
+    assert overflow(page) == 0
+    assert errors == [] and more == []
+
+
+def focus_in_mine(page: Any) -> bool:
+    """Whether the keyboard focus is in the seat's own panel (not lost to the page)."""
+    inside: bool = page.evaluate(
+        "document.getElementById('mine').contains(document.activeElement)")
+    return inside
+
+
+def keys_for(page: Any, action: str, enter: str) -> list[str]:
+    """The keys that play a hinted phase-1 move: its tiles' digits, then the verb's letter
+    (or ``enter``)."""
+    if action == "declare":
+        return ["d"]
+    verb, *codes = action.split()
+    hand = page.locator("#hand .tile").evaluate_all("ts => ts.map(t => t.dataset.code)")
+    used: list[int] = []
+    for code in codes:
+        used.append(next(i for i, c in enumerate(hand) if c == code and i not in used))
+    assert max(used) < 9, (hand, action)  # a small variant: hands of 5 and their draws
+    return [str(i + 1) for i in used] + [enter or verb[0]]
+
+
+def test_a_game_by_keys_alone_keeps_the_focus(server: ServerThread, browser: Any) -> None:  # noqa: F811
+    """Issue 18.7: the terminal's keys (1-9, p, e, d, h, t, ?, Enter): a few presses a move,
+    and after each move the focus is still in the seat's panel."""
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+    href = create_in_lobby(page, server.base, SMALL_RULES)
+    page.goto(server.base + href)
+    join_and_start(page)
+    assert wait_for_decision(page)
+    sync_api.expect(page.locator("#keys-help")).to_contain_text("p place")
+    page.keyboard.press("?")
+    assert page.locator("#keys-help").get_attribute("open") is not None
+    page.keyboard.press("Escape")
+    page.locator("#hand").focus()
+    opened = page.locator("#tracker-box").get_attribute("open") is not None
+    page.keyboard.press("t")
+    assert (page.locator("#tracker-box").get_attribute("open") is not None) != opened
+    page.keyboard.press("Enter")  # nothing selected: keep the whole hand
+    moves = presses = 0
+    while moves < 4 and wait_for_decision(page):
+        assert focus_in_mine(page), page.evaluate("document.activeElement.outerHTML")
+        view = page.evaluate("window.noreturn.state().view")
+        if view["stage"] != "play" or view["players"][view["seat"]]["phase"] != 1:
+            break
+        version = page.get_attribute("body", "data-version")
+        page.keyboard.press("h")
+        box = page.locator("#hint-box[data-action]")
+        box.wait_for()
+        action: str = box.get_attribute("data-action")
+        keys = keys_for(page, action, "Enter" if moves % 2 else "")
+        for key in keys:
+            page.keyboard.press(key)
+        if action == "declare":
+            page.locator("#confirm[open]").wait_for()
+            page.keyboard.press("Tab")  # from Cancel to Declare
+            page.keyboard.press("Enter")
+            presses += 2
+        presses += 1 + len(keys)
+        moves += 1
+        page.wait_for_function("v => document.body.dataset.version !== v", arg=version)
+        assert page.locator("#errors .error").count() == 0, page.inner_text("#errors")
+    assert moves >= 2
+    assert presses / moves <= 7
+    assert page.evaluate("document.activeElement === document.body") is False
+    assert errors == []
+
+
+def test_a_phone_with_three_players_shows_the_hand_and_hint_on_the_turn(
+        slow_server: ServerThread, browser: Any) -> None:  # noqa: F811
+    """Issue 18.8: 375 px, two opponents: the own panel comes first, and each turn brings
+    the hand and the Hint button on screen, though the player scrolled down meanwhile."""
+    base = slow_server.base
+    phone = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True}
+    page, errors = new_page(browser, **phone)
+    made = page.request.post(f"{base}/api/tables", data={
+        "seats": [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "easy"},
+                  {"kind": "bot", "level": "easy"}],
+        "rules": {"colors": 3, "max_value": 6, "hand_size": 5}}).json()
+    page.goto(base + made["seat_links"][0]["link"])
+    join_and_start(page)
+    turns = 0
+    while turns < 3 and wait_for_decision(page):
+        mine = page.locator("#mine").bounding_box()
+        first_other = page.locator("#others .player").first.bounding_box()
+        assert mine["y"] < first_other["y"]
+        for sel in ("#hand", "#hint"):
+            box = page.evaluate("s => { const r = document.querySelector(s)"
+                                ".getBoundingClientRect(); return [r.top, r.bottom]; }", sel)
+            assert box[0] >= 0 and box[1] <= 812, (sel, box, turns)
+        version = page.get_attribute("body", "data-version")
+        play_hinted_move(page)
+        page.wait_for_function("v => document.body.dataset.version !== v", arg=version)
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")  # reads the log
+        turns += 1
+    assert turns >= 3
+    assert overflow(page) == 0
+    assert errors == []

@@ -769,14 +769,14 @@ function onKey(ev) {
     ev.preventDefault();
     return;
   }
+  const v = view();
+  if (!v || S.seat === null || $("game").hidden || v.stage === "over") return;
   if (key === "?") {
     $("keys-help").open = true;
     $("keys-help").querySelector("summary").focus();
     ev.preventDefault();
     return;
   }
-  const v = view();
-  if (!v || S.seat === null || $("game").hidden || v.stage === "over") return;
   let done = false;
   if (/^[1-9]$/.test(key)) {
     const i = Number(key) - 1;
@@ -799,7 +799,10 @@ function onKey(ev) {
     const kinds = ["mulligan", "place", "exchange", "score", "pay", "pass"];
     done = clickIf(moveButton(S.selected.size ? kinds : ["keep", ...kinds]));
   }
-  if (done) ev.preventDefault();
+  if (done) {
+    ev.preventDefault();
+    refocus(true); // a key pressed with the focus nowhere: from now on it is in the hand
+  }
 }
 
 // ------------------------------------------------------------------------ wire

@@ -319,3 +319,69 @@ def test_a_phone_with_three_players_shows_the_hand_and_hint_on_the_turn(
     assert turns >= 3
     assert overflow(page) == 0
     assert errors == []
+
+
+def score_by_keys(page: Any, action: str) -> int:
+    """Aim the hinted score with r and +, select its payment with digits, send it with s;
+    the number of keys pressed."""
+    words = action.split()
+    row, count, pay = words[1], int(words[2][1:]), words[4:]
+    presses = 0
+    aimed = page.locator(f"#my-rows .row[data-row={row}] .tile.target")
+    while aimed.count() == 0:
+        assert presses < 6, "r never aimed at the hinted row"
+        page.keyboard.press("r")
+        presses += 1
+    for _ in range(count - 1):
+        page.keyboard.press("+")
+    sync_api.expect(aimed).to_have_count(count)
+    keys = keys_for(page, "pay " + " ".join(pay), "s")
+    for key in keys:
+        page.keyboard.press(key)
+    return presses + count - 1 + len(keys)
+
+
+def test_a_score_aimed_and_paid_by_keys(server: ServerThread, browser: Any) -> None:  # noqa: F811
+    """Issue 18.7, phase 2 by keys: after two placements and a declaration, r aims at a row,
+    + widens the aim, digits pay and s scores (the hinted score)."""
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+    href = create_in_lobby(page, server.base, SMALL_RULES)
+    page.goto(server.base + href)
+    join_and_start(page)
+    scored, placed, seen = False, 0, []
+    while not scored and wait_for_decision(page):
+        version = page.get_attribute("body", "data-version")
+        state = page.evaluate("window.noreturn.state()")
+        view, legal = state["view"], state["legal"]
+        places = [a for a in legal if a.startswith("place")]
+        if view["stage"] == "mulligan":
+            page.keyboard.press("Enter")  # keep
+        elif view["players"][view["seat"]]["phase"] == 1 and placed >= 2 and "declare" in legal:
+            page.keyboard.press("d")
+            page.locator("#confirm[open]").wait_for()
+            page.keyboard.press("Tab")
+            page.keyboard.press("Enter")
+        elif view["players"][view["seat"]]["phase"] == 1:
+            action = max(places, key=len) if places else next(
+                a for a in legal if a.startswith("exchange"))
+            for key in keys_for(page, action, ""):
+                page.keyboard.press(key)
+            placed += bool(places)
+        else:
+            page.keyboard.press("h")
+            box = page.locator("#hint-box[data-action]")
+            box.wait_for()
+            action = box.get_attribute("data-action")
+            seen.append(action)
+            if action.startswith("score"):
+                assert score_by_keys(page, action) <= 12
+                scored = True
+            else:
+                play_hinted_move(page)
+        page.wait_for_function("v => document.body.dataset.version !== v", arg=version)
+        assert page.locator("#errors .error").count() == 0, page.inner_text("#errors")
+    assert scored, f"the game ended without a score hinted: {seen}"
+    line = page.locator("#log li", has_text="Ada scored").first
+    line.wait_for(state="attached")
+    assert line.locator(".tile").count() >= 2  # 18.1 in a real log: the scored and paid tiles
+    assert errors == []

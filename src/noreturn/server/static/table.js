@@ -6,7 +6,7 @@
 
 import { api } from "./api.js";
 import {
-  SCORE_WHY, countUnseen, phaseText, playerPanel, rowsEl, scoresTable, stageText, trackerEl,
+  SCORE_WHY, countUnseen, letters, phaseText, playerPanel, rowsEl, scoresTable, stageText, trackerEl,
 } from "./board.js";
 import {
   actionText, canonicalAction, colour, h, handOrder, plural, richText, tileEl, tilesIn, valueSum,
@@ -747,6 +747,30 @@ function moveButton(kinds) {
     .find((b) => kinds.includes(b.dataset.kind) && !b.disabled) || null;
 }
 
+/** r: aim a score at the next row with tiles (its last tile); + / −: one tile more or
+ * fewer of that row. Phase 2 only, as the terminal game's keys. */
+function aimKey(key) {
+  const v = view();
+  const me = v.players[S.seat];
+  if (v.stage !== "play" || me.phase !== 2) return false;
+  const rows = letters(v).filter((l) => (me.rows[l] || []).length);
+  if (!rows.length) return false;
+  const t = S.target && rows.includes(S.target.row) ? S.target : null;
+  if (key === "r") {
+    S.target = { row: t ? rows[(rows.indexOf(t.row) + 1) % rows.length] : rows[0], count: 1 };
+  } else if (t) {
+    const length = me.rows[t.row].length;
+    S.target = { row: t.row, count: Math.min(Math.max(t.count + (key === "-" ? -1 : 1), 1), length) };
+  } else {
+    return false;
+  }
+  keepFocus(() => {
+    renderMine();
+    renderActions();
+  });
+  return true;
+}
+
 function onKey(ev) {
   const t = ev.target;
   if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.isComposing) return;
@@ -786,6 +810,8 @@ function onKey(ev) {
     }
   } else if (MOVE_KEYS[key]) {
     done = clickIf(moveButton(MOVE_KEYS[key]));
+  } else if (key === "r" || key === "+" || key === "=" || key === "-") {
+    done = aimKey(key);
   } else if (key === "d") {
     done = clickIf($("declare"));
   } else if (key === "h") {

@@ -140,7 +140,7 @@ export function trackerEl(view, unseen) {
   const wrap = h("div", { class: "tracker" });
   const total = Object.values(unseen).reduce((a, b) => a + b, 0);
   wrap.append(h("p", { class: "tracker-total" },
-    h("b", { text: String(total) }), " tiles unseen (in the bag, in other hands or exchanged face down), ",
+    h("b", { text: String(total) }), ` ${total === 1 ? "tile" : "tiles"} unseen (in the bag, in other hands or exchanged face down), `,
     h("b", { text: String(view.bag_count) }), " in the bag"));
   const t = h("table", { class: "tracker-grid" });
   const head = h("tr", {}, h("th", { scope: "col" }, h("span", { class: "sr", text: "colour" })));

@@ -40,6 +40,7 @@ function show(i) {
     return panel;
   }));
   $("bag").textContent = String(v.bag_count);
+  $("bag-word").textContent = v.bag_count === 1 ? "tile" : "tiles";
   $("scores").replaceChildren(scoresTable(v, names, null));
   const log = $("log");
   [...log.children].forEach((li, k) => {

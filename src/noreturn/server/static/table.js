@@ -645,6 +645,7 @@ async function play(text) {
 function renderSide() {
   const v = view();
   $("bag").textContent = String(v.bag_count);
+  $("bag-word").textContent = v.bag_count === 1 ? "tile" : "tiles";
   $("turns").textContent = `· turn ${v.turns}${v.ending ? " · last round" : ""}`;
   $("scores").replaceChildren(scoresTable(v, names(), S.seat));
   const lines = S.st.log || [];

@@ -116,11 +116,15 @@ def test_words_one_tile_scored_rows_and_final_scores(lobby_page: Any) -> None:
         const view = {VIEW};
         const el = board.rowsEl(view, 0, {{showEmpty: true}});
         const two = board.rowsEl(view, 1, {{showEmpty: true}});
+        const done = {{...view.players[0], rows: {{R: [], O: [], Y: []}}}};
         return [[...el.querySelectorAll('.row.empty .row-tiles')].map(e => e.textContent),
-                [...two.querySelectorAll('.ctag')].map(e => e.getAttribute('aria-label'))];""")
+                [...two.querySelectorAll('.ctag')].map(e => e.getAttribute('aria-label')),
+                board.rowsEl({{...view, players: [done, view.players[1]]}}, 0).textContent,
+                board.rowsEl(view, 1).textContent];""")
     assert mine[0] == ["row scored", "no row (none placed)"]
     assert mine[1] == ["red row: empty, no row yet", "orange row: empty, no row yet",
                        "yellow row: empty, no row yet"]
+    assert mine[2:] == ["all rows scored", "no rows yet"]  # another's panel, rows all gone
 
 
 def test_guidance_is_not_an_error_and_a_selection_made_while_the_bot_thinks_stays(

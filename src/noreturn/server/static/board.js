@@ -72,7 +72,10 @@ export function rowsEl(view, seat, opts = {}) {
     line.append(tiles);
     wrap.append(line);
   }
-  if (!any && !opts.showEmpty) wrap.append(h("p", { class: "muted", text: "no rows yet" }));
+  if (!any && !opts.showEmpty) {
+    const none = p.phase === 2 ? (p.pile.length ? "all rows scored" : "no rows") : "no rows yet";
+    wrap.append(h("p", { class: "muted", text: none }));
+  }
   return wrap;
 }
 

@@ -1,7 +1,7 @@
 // The table itself, drawn from a view (the JSON of docs/server-protocol.md): players with
 // their rows, piles, phases, hand counts and scores. Shared by the table and the replay page.
 
-import { COLOURS, colourTag, h, tileEl, valueSum } from "./tiles.js";
+import { COLOURS, colour, colourTag, h, plural, tileEl, valueSum } from "./tiles.js";
 
 /** The letters of the variant's colours, in order. */
 export function letters(view) {
@@ -11,6 +11,15 @@ export function letters(view) {
 /** "phase 1 · placing" / "phase 2 · scoring". */
 export function phaseText(phase) {
   return phase === 2 ? "phase 2 · scoring" : "phase 1 · placing";
+}
+
+/** Why a score is what it is (a tooltip): tiles in rows count against their owner. */
+export const SCORE_WHY = "score now = pile − rows: tiles still in your rows count against you until you score them";
+
+/** What an empty row means: never started (phase 1), scored away, or never placed. */
+function emptyRowText(p, letter) {
+  if (p.pile.some((code) => code.startsWith(letter))) return "row scored";
+  return p.phase === 2 ? "no row (none placed)" : "no row yet";
 }
 
 /** What the table is doing, in words. */
@@ -41,7 +50,11 @@ export function rowsEl(view, seat, opts = {}) {
     if (!row.length && !opts.showEmpty) continue;
     any = any || row.length > 0;
     const line = h("div", { class: `row${row.length ? "" : " empty"}`, dataset: { row: letter } });
-    line.append(colourTag(letter));
+    const tag = colourTag(letter);
+    const said = row.length ? `${plural(row.length, "tile")} = ${valueSum(row)}` : emptyRowText(p, letter);
+    tag.setAttribute("role", "img");
+    tag.setAttribute("aria-label", `${colour(letter).name} row: ${row.length ? said : `empty, ${said}`}`);
+    line.append(tag);
     const tiles = h("div", { class: "row-tiles" });
     row.forEach((code, i) => {
       const aimed = opts.target && opts.target.row === letter && i >= row.length - opts.target.count;
@@ -54,12 +67,15 @@ export function rowsEl(view, seat, opts = {}) {
       }
       tiles.append(tileEl(code, tileOpts));
     });
-    if (!row.length) tiles.append(h("span", { class: "muted", text: "no row yet" }));
-    else if (opts.sums) tiles.append(h("span", { class: "rowsum", text: `= ${valueSum(row)}` }));
+    if (!row.length) tiles.append(h("span", { class: "muted", "aria-hidden": "true", text: said }));
+    else if (opts.sums) tiles.append(h("span", { class: "rowsum", "aria-hidden": "true", text: `= ${valueSum(row)}` }));
     line.append(tiles);
     wrap.append(line);
   }
-  if (!any && !opts.showEmpty) wrap.append(h("p", { class: "muted", text: "no rows yet" }));
+  if (!any && !opts.showEmpty) {
+    const none = p.phase === 2 ? (p.pile.length ? "all rows scored" : "no rows") : "no rows yet";
+    wrap.append(h("p", { class: "muted", text: none }));
+  }
   return wrap;
 }
 
@@ -67,7 +83,7 @@ export function rowsEl(view, seat, opts = {}) {
 function tileHeap(label, codes) {
   if (!codes.length) return h("span", { class: "heap muted", text: `${label}: none` });
   const d = h("details", { class: "heap" });
-  d.append(h("summary", { text: `${label}: ${codes.length} tiles = ${valueSum(codes)}` }));
+  d.append(h("summary", { text: `${label}: ${plural(codes.length, "tile")} = ${valueSum(codes)}` }));
   const list = h("div", { class: "heap-tiles" });
   for (const c of codes) list.append(tileEl(c, { size: "mini" }));
   d.append(list);
@@ -90,7 +106,7 @@ export function playerPanel(view, seat, names, opts = {}) {
   );
   const facts = h("div", { class: "facts" },
     h("span", { class: "fact" }, "hand ", h("b", { text: String(p.hand_count) })),
-    h("span", { class: "fact" }, "score ", h("b", { class: "score", text: String(p.score) })),
+    h("span", { class: "fact", title: SCORE_WHY }, "score now ", h("b", { class: "score", text: String(p.score) })),
     h("span", { class: "fact" }, "exchanged ", h("b", { text: String(p.exchanged_count) })),
     p.mulligan_count === null ? null
       : h("span", { class: "fact" }, "mulligan ", h("b", { text: String(p.mulligan_count) })),
@@ -101,10 +117,12 @@ export function playerPanel(view, seat, names, opts = {}) {
   return panel;
 }
 
-/** The scores so far, as a small table (rank order is the server's business: seat order). */
+/** The scores so far (the final ones once the game is over), as a small table (rank order
+ * is the server's business: seat order). */
 export function scoresTable(view, names, me) {
   const t = h("table", { class: "scores" });
-  t.append(h("caption", { text: "Scores so far (pile − rows)" }));
+  t.append(h("caption", { text: view.stage === "over" ? "Final scores (pile − rows)"
+    : "Scores so far (pile − rows: tiles in rows count against you until scored)" }));
   t.append(h("thead", {}, h("tr", {},
     h("th", { scope: "col", text: "player" }), h("th", { scope: "col", text: "phase" }),
     h("th", { scope: "col", text: "pile" }), h("th", { scope: "col", text: "score" }))));
@@ -125,7 +143,7 @@ export function trackerEl(view, unseen) {
   const wrap = h("div", { class: "tracker" });
   const total = Object.values(unseen).reduce((a, b) => a + b, 0);
   wrap.append(h("p", { class: "tracker-total" },
-    h("b", { text: String(total) }), " tiles unseen (in the bag, in other hands or exchanged face down), ",
+    h("b", { text: String(total) }), ` ${total === 1 ? "tile" : "tiles"} unseen (in the bag, in other hands or exchanged face down), `,
     h("b", { text: String(view.bag_count) }), " in the bag"));
   const t = h("table", { class: "tracker-grid" });
   const head = h("tr", {}, h("th", { scope: "col" }, h("span", { class: "sr", text: "colour" })));

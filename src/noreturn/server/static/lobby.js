@@ -121,7 +121,7 @@ function linkLine(label, link, open) {
     } }, "Copy");
   return h("li", { class: "link-line" }, h("b", { text: label }),
     h("div", { class: "inline" }, input, copy,
-      h("a", { class: `button${open ? " primary" : ""}`, href: link, dataset: { seatLink: label } }, open ? "Take this seat" : "Open")));
+      h("a", { class: `button${open ? " primary" : ""}`, href: open ? `${link}&join=1` : link, dataset: { seatLink: label } }, open ? "Take this seat" : "Open")));
 }
 
 function showCreated(entry) {

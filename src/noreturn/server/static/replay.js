@@ -5,7 +5,7 @@
 import { api, detailText } from "./api.js";
 import { playerPanel, scoresTable, stageText } from "./board.js";
 import { reviewEl } from "./review.js";
-import { h, handOrder, richText, tileEl } from "./tiles.js";
+import { h, handOrder, plural, richText, tileEl } from "./tiles.js";
 
 const REVIEW_POLL_MS = 3000;
 
@@ -34,12 +34,13 @@ function show(i) {
     const panel = playerPanel(v, seat, names);
     const hand = (s.hands || [])[seat] || [];
     panel.querySelector(".facts").after(h("div", { class: "replay-hand", role: "group",
-      "aria-label": `${names[seat] ?? `seat ${seat + 1}`}'s hand: ${hand.length} tiles` },
+      "aria-label": `${names[seat] ?? `seat ${seat + 1}`}'s hand: ${plural(hand.length, "tile")}` },
       hand.length ? handOrder(hand).map((c) => tileEl(c, { size: "mini" }))
         : h("span", { class: "muted", text: "empty hand" })));
     return panel;
   }));
   $("bag").textContent = String(v.bag_count);
+  $("bag-word").textContent = v.bag_count === 1 ? "tile" : "tiles";
   $("scores").replaceChildren(scoresTable(v, names, null));
   const log = $("log");
   [...log.children].forEach((li, k) => {

@@ -6,17 +6,20 @@
 
 import { api } from "./api.js";
 import {
-  countUnseen, phaseText, playerPanel, rowsEl, scoresTable, stageText, trackerEl,
+  SCORE_WHY, countUnseen, letters, phaseText, playerPanel, rowsEl, scoresTable, stageText, trackerEl,
 } from "./board.js";
 import {
-  actionText, canonicalAction, colour, h, handOrder, richText, tileEl, tilesIn, valueSum,
+  actionText, canonicalAction, colour, h, handOrder, plural, richText, tileEl, tilesIn, valueSum,
 } from "./tiles.js";
 
 const $ = (id) => document.getElementById(id);
 const parts = location.pathname.split("/").filter(Boolean);
 const mode = parts[0] === "play" ? "play" : "watch";
 const tableId = decodeURIComponent(parts[1] || "");
-const token = new URLSearchParams(location.hash.slice(1)).get("token");
+const hashParams = new URLSearchParams(location.hash.slice(1));
+const token = hashParams.get("token");
+// "Take this seat" in the lobby adds join=1: opening the link takes the seat in one click
+const joinOnOpen = hashParams.get("join") === "1";
 
 const S = {
   seat: null, // our seat number, null for a spectator
@@ -33,6 +36,7 @@ const S = {
   switchPending: false, // a `switch` is on its way (asked at version switchFor)
   switchFor: null,
   pending: false, // an action is on its way
+  online: false, // welcomed on an open socket: moves can be sent
   logShown: 0,
   endShown: false,
   joinNameSet: false,
@@ -81,6 +85,7 @@ function connect() {
   sock.onclose = (ev) => {
     if (sock !== ws) return;
     ws = null;
+    S.online = false;
     clearInterval(pingTimer);
     S.pending = false;
     S.hintPending = false;
@@ -117,7 +122,8 @@ function reopen() {
 
 function sendMsg(msg) {
   if (!ws || ws.readyState !== WebSocket.OPEN) {
-    showError("Not connected right now: wait for the reconnection (see the status at the top).");
+    showError("Not connected right now: wait for the reconnection (see the status at the top).",
+      null, null, "offline");
     return false;
   }
   ws.send(JSON.stringify(msg));
@@ -132,11 +138,14 @@ function onMessage(msg) {
       S.seat = msg.seat ?? null;
       S.table = msg.table ?? S.table;
       setConn("on", "connected");
+      S.online = true;
+      for (const old of $("errors").querySelectorAll(".error[data-kind=offline]")) old.remove();
       clearInterval(pingTimer);
       pingTimer = setInterval(() => sendMsg({ type: "ping" }), 20000);
-      renderRole();
+      renderAll();
       break;
     case "state": {
+      const keep = msg.version !== S.version ? keptChoice() : undefined;
       if (msg.version !== S.version) {
         S.selected.clear();
         S.target = null;
@@ -149,9 +158,11 @@ function onMessage(msg) {
       S.version = msg.version;
       S.st = msg;
       S.pending = false;
+      if (keep) restoreChoice(keep);
       if (msg.table) S.table = msg.table;
       else if (S.table && msg.status && S.table.status !== msg.status) S.table.status = msg.status;
       renderAll();
+      if (keep !== undefined && myTurn()) showHand(); // a new turn of ours: the hand in view
       break;
     }
     case "check":
@@ -185,9 +196,9 @@ function onMessage(msg) {
 }
 
 // ---------------------------------------------------------------------- errors
-function showError(text, code = null, link = null) {
+function showError(text, code = null, link = null, kind = "") {
   const box = $("errors");
-  const item = h("div", { class: "error", dataset: { code: code || "" } },
+  const item = h("div", { class: "error", dataset: { code: code || "", kind } },
     h("span", { class: "error-text" }, code ? h("b", { text: `${code}: ` }) : null, text),
     link ? h("a", { class: "button", href: link.href, text: link.text }) : null,
     h("button", { type: "button", class: "dismiss", "aria-label": "Dismiss this message",
@@ -210,7 +221,7 @@ function names() {
 
 function myTurn() {
   const st = S.st;
-  return Boolean(st && st.view && st.status === "playing" && S.seat !== null
+  return Boolean(st && st.view && st.status === "playing" && S.seat !== null && S.online
     && st.view.stage !== "over" && st.view.to_move === S.seat && st.legal.length > 0);
 }
 
@@ -224,15 +235,49 @@ function selectedCodes() {
   return [...S.selected].sort((a, b) => a - b).map((i) => hand[i]).filter(Boolean);
 }
 
-/** Keep keyboard focus on "the same" control across a re-render. */
+/** The selection (tile codes) and score aim to carry into the next state: only while
+ * another seat was moving (after our own move the choice is spent). */
+function keptChoice() {
+  const v = view();
+  if (!v || S.seat === null || v.to_move === S.seat || v.stage === "over") return null;
+  if (!S.selected.size && !S.target) return null;
+  return { codes: selectedCodes(), target: S.target };
+}
+
+/** Select again the kept tiles still in the hand, and the aim if its row still reaches. */
+function restoreChoice(keep) {
+  const v = view();
+  if (!v || !v.hand) return;
+  const hand = shownHand();
+  for (const code of keep.codes) {
+    const i = hand.findIndex((c, k) => c === code && !S.selected.has(k));
+    if (i >= 0) S.selected.add(i);
+  }
+  const row = keep.target && v.players[S.seat].rows[keep.target.row];
+  if (row && row.length >= keep.target.count) S.target = keep.target;
+}
+
+/** Keep keyboard focus on "the same" control across a re-render; when that control is
+ * gone or off (a move button after the move), the hand takes the focus, so the keys and
+ * Tab go on from there instead of from the top of the page. */
 function keepFocus(fn) {
-  const key = document.activeElement && document.activeElement.dataset
-    ? document.activeElement.dataset.fkey : undefined;
+  const active = document.activeElement;
+  const key = active && active.dataset ? active.dataset.fkey : undefined;
+  const inMine = Boolean(active && active !== document.body && $("mine").contains(active));
   fn();
   if (key) {
     const el = document.querySelector(`[data-fkey="${CSS.escape(key)}"]`);
     if (el && !el.disabled) el.focus();
   }
+  refocus(inMine);
+}
+
+/** Give the hand the focus if it was in this seat's panel and got lost. */
+function refocus(wasInMine) {
+  const now = document.activeElement;
+  const lost = !now || now === document.body || !now.isConnected || now.disabled
+    || now.closest("[hidden]");
+  if (wasInMine && lost && !$("mine").hidden) $("hand").focus({ preventScroll: true });
 }
 
 // ---------------------------------------------------------------------- render
@@ -245,6 +290,16 @@ function renderRole() {
     role.textContent = `seat ${S.seat + 1}${names()[S.seat] ? ` · ${names()[S.seat]}` : ""}`;
     role.className = "badge seat";
   }
+}
+
+/** On the turn's arrival: scroll the hand and the moves into view when the hand is off
+ * screen (a phone with two opponents above it). */
+function showHand() {
+  const hand = $("hand");
+  if ($("game").hidden || $("mine").hidden) return;
+  const box = hand.getBoundingClientRect();
+  if (box.top >= 0 && box.bottom <= window.innerHeight) return;
+  $("hand-title").scrollIntoView({ block: "start" });
 }
 
 function renderAll() {
@@ -269,8 +324,13 @@ function renderAll() {
   renderEnd();
 }
 
+let turnShown = false;
+
 function renderFlags() {
-  document.body.dataset.myTurn = myTurn() ? "1" : "0";
+  const turn = myTurn();
+  if (turn && !turnShown) showHand();
+  turnShown = turn;
+  document.body.dataset.myTurn = turn ? "1" : "0";
   document.body.dataset.pending = S.pending ? "1" : "0";
 }
 
@@ -293,6 +353,13 @@ function renderLobby() {
       S.joinNameSet = true;
     }
     $("join").textContent = seat && seat.joined ? "Change name" : "Join";
+    // starting joins this seat; every other person must have joined first
+    const missing = t.seats.filter((s) => s.kind === "human" && !s.joined && s.seat !== S.seat)
+      .map((s) => s.name);
+    $("start").disabled = missing.length > 0;
+    $("start-why").textContent = missing.length
+      ? `Start waits for ${missing.join(" and ")} to join: send them their seat links.`
+      : seat && seat.joined ? "Everyone is here: start when you are ready." : "Start the game to take your seat and begin.";
   }
 }
 
@@ -318,15 +385,18 @@ function renderMine() {
   const moving = v.stage !== "over" && v.to_move === S.seat;
   $("mine-title").textContent = `${names()[S.seat] ?? "You"} (you)`;
   $("my-badges").replaceChildren(...[
-    moving ? h("span", { class: "badge moving-badge", text: "▶ your turn" }) : null,
+    moving && S.online ? h("span", { class: "badge moving-badge", text: "▶ your turn" }) : null,
+    moving && !S.online ? h("span", { class: "badge wait", text: "your turn · not connected" }) : null,
     h("span", { class: `badge phase phase${me.phase}`, text: phaseText(me.phase) }),
-    h("span", { class: "badge", text: `score ${me.score}` }),
+    h("span", { class: "badge", id: "my-score", title: SCORE_WHY, text: `score now ${me.score}` }),
   ].filter(Boolean));
   mine.classList.toggle("moving", moving);
   const scoring = me.phase === 2 && v.stage === "play";
   $("rows-help").textContent = scoring
     ? "To score, tap a tile of one of your rows: it and every tile after it (the lowest) go to your pile."
-    : "";
+    : me.score < 0 && v.stage !== "over"
+      ? `Score now ${me.score}: your rows count against you until scored (score = pile − rows).`
+      : "";
   $("my-rows").replaceChildren(rowsEl(v, S.seat, {
     showEmpty: true,
     sums: true,
@@ -334,7 +404,7 @@ function renderMine() {
     onTile: scoring ? aimAt : null,
   }));
   const pile = me.pile.length
-    ? h("p", { class: "muted" }, `Your pile: ${me.pile.length} tiles = ${valueSum(me.pile)}`) : null;
+    ? h("p", { class: "muted" }, `Your pile: ${plural(me.pile.length, "tile")} = ${valueSum(me.pile)}`) : null;
   if (pile) $("my-rows").append(pile);
   const hand = shownHand();
   $("hand").replaceChildren(...hand.map((code, i) => tileEl(code, {
@@ -454,9 +524,18 @@ function renderActions() {
 
 /** Whom the table waits on: a bot "is thinking", a person is waited for. */
 function waitingText(v, n) {
+  if (!S.online && v.to_move === S.seat) return "Not connected: your move waits for the reconnection.";
   const name = n[v.to_move] ?? "the next player";
   const seat = S.table && S.table.seats ? S.table.seats[v.to_move] : null;
-  return seat && seat.kind === "bot" ? `${name} (bot) is thinking…` : `Waiting for ${name}…`;
+  return seat && seat.kind === "bot" ? `${name} (bot) is thinking…` : `${name}'s turn: waiting for their move…`;
+}
+
+/** Why a move cannot be sent now, when it is not this seat's turn (neutral words). */
+function whoseTurn() {
+  const v = view();
+  if (!S.online) return "not connected";
+  if (v.stage === "over") return "the game is over";
+  return `${names()[v.to_move] ?? "another player"}'s turn`;
 }
 
 /** The "When to switch?" button (phase-1 turns only) and the advisor's answer under the
@@ -478,10 +557,14 @@ function moveEl(m, i, legal, turn) {
   const canonical = m.text ? canonicalAction(m.text) : null;
   const answer = canonical ? S.checks.get(canonical) : undefined;
   const ok = Boolean(canonical && (legal.has(canonical) || (turn && answer && answer.legal)));
+  // guidance (nothing selected yet, someone else's turn, a check on its way) is neutral;
+  // only the server's reason why the selected move is not legal is shown as an error
   let reason = m.reason || null;
-  if (canonical && !ok) {
-    if (!turn) reason = "not your turn";
-    else reason = answer ? (answer.reason || "not allowed now") : "checking…";
+  let refused = false;
+  if (!turn) reason = whoseTurn();
+  else if (canonical && !ok) {
+    refused = Boolean(answer);
+    reason = answer ? (answer.reason || "not allowed now") : "checking…";
   }
   const why = `why-${i}`;
   const btn = h("button", {
@@ -493,7 +576,8 @@ function moveEl(m, i, legal, turn) {
     onclick: () => play(canonical),
   }, m.label, m.tiles ? " " : "", m.tiles ? richText(m.tiles.join(" ")) : "");
   return h("div", { class: `move${ok ? " legal" : " illegal"}` }, btn,
-    reason ? h("span", { id: why, class: "why", text: `${ok ? "" : "✗ "}${reason}` }) : h("span", { class: "why ok-why", text: "✓ legal" }));
+    reason ? h("span", { id: why, class: `why${refused ? " refused" : " guide"}`, text: `${refused ? "✗ " : ""}${reason}` })
+      : h("span", { class: "why ok-why", text: "✓ legal" }));
 }
 
 function askChecks(moves, legal, turn) {
@@ -561,6 +645,7 @@ async function play(text) {
 function renderSide() {
   const v = view();
   $("bag").textContent = String(v.bag_count);
+  $("bag-word").textContent = v.bag_count === 1 ? "tile" : "tiles";
   $("turns").textContent = `· turn ${v.turns}${v.ending ? " · last round" : ""}`;
   $("scores").replaceChildren(scoresTable(v, names(), S.seat));
   const lines = S.st.log || [];
@@ -647,6 +732,106 @@ async function pollLobby() {
   }
 }
 
+// ------------------------------------------------------------------------ keys
+/** The terminal game's keys (the page's "Keys" help and the README list them). */
+const MOVE_KEYS = { p: ["place"], e: ["exchange"], s: ["score", "pay"] };
+
+function clickIf(el) {
+  if (!el || el.disabled || el.hidden) return false;
+  el.click();
+  return true;
+}
+
+/** The first move button of these kinds that can be sent now. */
+function moveButton(kinds) {
+  return [...$("moves").querySelectorAll("button.move-btn")]
+    .find((b) => kinds.includes(b.dataset.kind) && !b.disabled) || null;
+}
+
+/** r: aim a score at the next row with tiles (its last tile); + / −: one tile more or
+ * fewer of that row. Phase 2 only, as the terminal game's keys. */
+function aimKey(key) {
+  const v = view();
+  const me = v.players[S.seat];
+  if (v.stage !== "play" || me.phase !== 2) return false;
+  const rows = letters(v).filter((l) => (me.rows[l] || []).length);
+  if (!rows.length) return false;
+  const t = S.target && rows.includes(S.target.row) ? S.target : null;
+  if (key === "r") {
+    S.target = { row: t ? rows[(rows.indexOf(t.row) + 1) % rows.length] : rows[0], count: 1 };
+  } else if (t) {
+    const length = me.rows[t.row].length;
+    S.target = { row: t.row, count: Math.min(Math.max(t.count + (key === "-" ? -1 : 1), 1), length) };
+  } else {
+    return false;
+  }
+  keepFocus(() => {
+    renderMine();
+    renderActions();
+  });
+  return true;
+}
+
+function onKey(ev) {
+  const t = ev.target;
+  if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.isComposing) return;
+  if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+  if (document.querySelector("dialog[open]")) return; // the dialog's own keys
+  const key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
+  if (key === "Escape") {
+    if (S.selected.size || S.target) {
+      S.selected.clear();
+      S.target = null;
+      keepFocus(() => {
+        renderMine();
+        renderActions();
+      });
+    }
+    return;
+  }
+  if (key === "t") {
+    $("tracker-box").open = !$("tracker-box").open;
+    ev.preventDefault();
+    return;
+  }
+  const v = view();
+  if (!v || S.seat === null || $("game").hidden || v.stage === "over") return;
+  if (key === "?") {
+    $("keys-help").open = true;
+    $("keys-help").querySelector("summary").focus();
+    ev.preventDefault();
+    return;
+  }
+  let done = false;
+  if (/^[1-9]$/.test(key)) {
+    const i = Number(key) - 1;
+    if (i < shownHand().length) {
+      toggle(i);
+      done = true;
+    }
+  } else if (MOVE_KEYS[key]) {
+    done = clickIf(moveButton(MOVE_KEYS[key]));
+  } else if (key === "r" || key === "+" || key === "=" || key === "-") {
+    done = aimKey(key);
+  } else if (key === "d") {
+    done = clickIf($("declare"));
+  } else if (key === "h") {
+    done = clickIf($("hint"));
+  } else if (key === "w") {
+    done = clickIf($("switch"));
+  } else if (key === "Enter") {
+    if (t instanceof HTMLButtonElement || t instanceof HTMLAnchorElement || (t && t.closest("summary"))) return;
+    // the first move the selection allows (the top green button); keeping the whole hand
+    // only when nothing is selected
+    const kinds = ["mulligan", "place", "exchange", "score", "pay", "pass"];
+    done = clickIf(moveButton(S.selected.size ? kinds : ["keep", ...kinds]));
+  }
+  if (done) {
+    ev.preventDefault();
+    refocus(true); // a key pressed with the focus nowhere: from now on it is in the hand
+  }
+}
+
 // ------------------------------------------------------------------------ wire
 function wire() {
   $("table-id").textContent = tableId;
@@ -689,17 +874,7 @@ function wire() {
       "A bot takes over your seat for the rest of the game. You can keep watching.", "Leave");
     if (ok && await lobbyCall("leave", { token })) location.href = `/watch/${encodeURIComponent(tableId)}`;
   });
-  document.addEventListener("keydown", (ev) => {
-    if (ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement) return;
-    if (ev.key === "Escape" && (S.selected.size || S.target)) {
-      S.selected.clear();
-      S.target = null;
-      keepFocus(() => {
-        renderMine();
-        renderActions();
-      });
-    }
-  });
+  document.addEventListener("keydown", onKey);
   window.addEventListener("online", () => {
     if (!ws) reopen();
   });
@@ -729,6 +904,10 @@ async function start() {
     }
   }
   if (window.matchMedia("(min-width: 960px)").matches) $("tracker-box").open = true;
+  if (joinOnOpen && token) {
+    history.replaceState(null, "", `${location.pathname}${location.search}#token=${encodeURIComponent(token)}`);
+    if (S.table && S.table.status === "lobby") await lobbyCall("join", { token });
+  }
   renderAll();
   lobbyTimer = setInterval(pollLobby, 2500);
   connect();

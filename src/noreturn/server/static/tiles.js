@@ -118,19 +118,26 @@ export function colourTag(letter) {
   return el;
 }
 
-/** An inline run of mini tiles for a text such as "place R5 R2" (the words kept as text). */
+/** ``1 tile``, ``3 tiles``: a count with its word, singular for one. */
+export function plural(count, word) {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+const TILE_IN_TEXT = /(?<![A-Za-z0-9])([ROYGBP]\d+)(?![A-Za-z0-9])/g;
+
+/**
+ * An inline run of mini tiles for a text such as "place R5 R2" (the words kept as text).
+ * Every tile code becomes a tile, wherever it stands: "(R6", "[R5][R4]" and "R4)," too.
+ */
 export function richText(text) {
   const frag = document.createDocumentFragment();
-  const words = text.split(/(\s+)/);
-  for (const w of words) {
-    const bare = w.replace(/[,.;:()]+$/, "");
-    if (TILE_RE.test(bare)) {
-      frag.append(tileEl(bare, { size: "mini" }));
-      if (bare !== w) frag.append(w.slice(bare.length));
-    } else {
-      frag.append(w);
-    }
+  let at = 0;
+  for (const m of text.matchAll(TILE_IN_TEXT)) {
+    if (m.index > at) frag.append(text.slice(at, m.index));
+    frag.append(tileEl(m[1], { size: "mini" }));
+    at = m.index + m[0].length;
   }
+  if (at < text.length) frag.append(text.slice(at));
   return frag;
 }
 

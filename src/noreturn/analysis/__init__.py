@@ -4,7 +4,7 @@
 each seat an accuracy, a luck figure and its switch window; ``noreturn review`` prints it.
 """
 
-from noreturn.analysis.evaluate import Budget
+from noreturn.analysis.evaluate import Budget, StoppedError
 from noreturn.analysis.points import ReviewError
 from noreturn.analysis.review import (
     ACCURACY_SCALE,
@@ -21,5 +21,6 @@ from noreturn.analysis.review import (
 
 __all__ = [
     "ACCURACY_SCALE", "DEFAULT_PLAYOUTS", "LABELS", "Budget", "DecisionReview", "DrawReview",
-    "Review", "ReviewError", "SeatReview", "accuracy_of", "label_of", "review_record",
+    "Review", "ReviewError", "SeatReview", "StoppedError", "accuracy_of", "label_of",
+    "review_record",
 ]

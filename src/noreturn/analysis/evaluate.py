@@ -27,7 +27,8 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from random import Random
 
@@ -268,10 +269,27 @@ def _shuffle_in(bag: list[int], streams: list[list[int]], rng: Random) -> int:
     return len(added)
 
 
+class StoppedError(Exception):
+    """An evaluation was called off (``STOP``) in the middle."""
+
+
+STOP: ContextVar[Callable[[], bool] | None] = ContextVar("noreturn_review_stop", default=None)
+"""Asked before every world of an evaluation in this thread: True calls it off
+(``StoppedError``). A person who leaves during a review need not wait for the decision under
+way, which may take seconds at a large budget."""
+
+
 def _more_worlds(budget: Budget, worlds: int, alive: int, share: float,
                  deadline: float) -> bool:
     """Whether a round samples another world: until it has played its ``share`` of the
-    playouts, or until ``deadline`` (a budget in seconds); at least two worlds."""
+    playouts, or until ``deadline`` (a budget in seconds); at least two worlds.
+
+    Raises:
+        StoppedError: ``STOP`` says so.
+    """
+    stop = STOP.get()
+    if stop is not None and stop():
+        raise StoppedError
     if worlds < 2:
         return True
     if budget.playouts is not None:

@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from random import Random
 
-from noreturn.analysis.evaluate import Budget, evaluate_moves, view_value
+from noreturn.analysis.evaluate import STOP, Budget, evaluate_moves, view_value
 from noreturn.analysis.points import DecisionPoint, DrawPoint, GameFacts, seat_points
 from noreturn.bots.search import candidates
 from noreturn.engine import Action, Declare, View, legal_actions, sample_world
@@ -218,11 +218,14 @@ def accuracy_of(mean_loss: float) -> float:
 
 def review_record(record: Record, seats: Sequence[int] | None = None, *,
                   budget: Budget | None = None, seed: int = 0, workers: int | None = None,
-                  progress: Callable[[int, int], None] | None = None) -> Review:
+                  progress: Callable[[int, int], None] | None = None,
+                  stop: Callable[[], bool] | None = None) -> Review:
     """Review ``seats`` (default: every seat) of ``record``.
 
     ``workers`` processes share the decisions (default: every core; 1 works in this
-    process); ``progress(done, total)`` is called as each job finishes.
+    process); ``progress(done, total)`` is called as each job finishes. ``stop``, asked
+    before every sampled world when the review works in this process, calls it off at
+    once (``StoppedError``).
 
     Raises:
         ReviewError: the record cannot be reviewed (see ``points.seat_points``).
@@ -231,10 +234,15 @@ def review_record(record: Record, seats: Sequence[int] | None = None, *,
     game, points = seat_points(record, seats)
     jobs = [job for seat in points for job in _jobs(seat.decisions, seat.draws, budget, seed)]
     results: dict[tuple[str, int], JobResult] = {}
-    for done, result in enumerate(run_local(jobs, run_job, workers or os.cpu_count() or 1), 1):
-        results[result.key] = result
-        if progress is not None:
-            progress(done, len(jobs))
+    token = STOP.set(stop)
+    try:
+        for done, result in enumerate(run_local(jobs, run_job, workers or os.cpu_count() or 1),
+                                      1):
+            results[result.key] = result
+            if progress is not None:
+                progress(done, len(jobs))
+    finally:
+        STOP.reset(token)
     reviews = tuple(_seat_review(p.seat, game.names[p.seat], p.decisions, p.draws, results)
                     for p in points)
     return Review(game, budget, seed, reviews)

@@ -21,7 +21,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
 from textual.worker import get_current_worker
 
-from noreturn.analysis import Budget, SeatReview, review_record
+from noreturn.analysis import Budget, SeatReview, StoppedError, review_record
 from noreturn.engine import Rules, make_tile
 from noreturn.records import parse_record
 from noreturn.tui.review import REVIEW_PLAYOUTS, ReviewScreen
@@ -337,8 +337,8 @@ class EndScreen(ModalScreen[None]):
         try:
             record = parse_record(json.dumps(self.record))
             review = review_record(record, [seat], budget=self.budget, workers=1,
-                                   progress=progress)
-        except _CancelledError:
+                                   progress=progress, stop=lambda: worker.is_cancelled)
+        except (_CancelledError, StoppedError):
             return
         except Exception as exc:  # any failure is a line, never a traceback
             if not worker.is_cancelled:

@@ -581,7 +581,7 @@ def test_processes_starting_at_once_migrate_one_after_the_other() -> None:
             tables = conn.execute("select count(*) from information_schema.tables where "
                                   "table_schema = %s", (schema,)).fetchone()
         assert len(rows) == 1
-        assert tables is not None and tables[0] == 5  # four tables (reviews too) and alembic_version
+        assert tables is not None and tables[0] == 5  # four tables and alembic_version
 
 
 # -------------------------------------------------------------------- the broadcaster

@@ -199,6 +199,16 @@ class Backend(StrEnum):
     ray = "ray"
 
 
+# The options that tournaments and studies share (paired deals on local cores or Ray).
+PairedSeed = Annotated[int, typer.Option(help="base seed; deal d uses the bag of (seed, d)")]
+SizeRules = Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=5")]
+Workers = Annotated[int | None, typer.Option(
+    min=1, help="processes (default: every core); 1 plays in this process")]
+BackendChoice = Annotated[Backend, typer.Option(help="local cores or a Ray cluster")]
+RayAddress = Annotated[str | None, typer.Option(
+    help="Ray cluster to join (default: start a local Ray)")]
+
+
 @app.command()
 def tournament(
     bots: Annotated[str, typer.Option(
@@ -212,14 +222,11 @@ def tournament(
     players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
     games: Annotated[int, typer.Option(
         min=1, help="games; rounded up to whole paired deals")] = 100,
-    seed: Annotated[int, typer.Option(help="base seed; deal d uses the bag of (seed, d)")] = 0,
-    rules: Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=5")] = "",
-    workers: Annotated[int | None, typer.Option(
-        min=1, help="processes (default: every core); 1 plays in this process")] = None,
-    backend: Annotated[Backend, typer.Option(help="local cores or a Ray cluster")] = (
-        Backend.local),
-    address: Annotated[str | None, typer.Option(
-        help="Ray cluster to join (default: start a local Ray)")] = None,
+    seed: PairedSeed = 0,
+    rules: SizeRules = "",
+    workers: Workers = None,
+    backend: BackendChoice = Backend.local,
+    address: RayAddress = None,
     out: Annotated[Path | None, typer.Option(
         help="folder to write results.json and tournament.png into", callback=_output_dir)
     ] = None,
@@ -267,14 +274,11 @@ def switch(
     points: Annotated[str | None, typer.Option(
         help="points triggers: declare at the first own turn on which the own rows hold at "
              "least P points (default: a grid; none: skip)")] = None,
-    seed: Annotated[int, typer.Option(help="base seed; deal d uses the bag of (seed, d)")] = 0,
-    rules: Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=5")] = "",
-    workers: Annotated[int | None, typer.Option(
-        min=1, help="processes (default: every core); 1 plays in this process")] = None,
-    backend: Annotated[Backend, typer.Option(help="local cores or a Ray cluster")] = (
-        Backend.local),
-    address: Annotated[str | None, typer.Option(
-        help="Ray cluster to join (default: start a local Ray)")] = None,
+    seed: PairedSeed = 0,
+    rules: SizeRules = "",
+    workers: Workers = None,
+    backend: BackendChoice = Backend.local,
+    address: RayAddress = None,
     out: Annotated[Path | None, typer.Option(
         help="folder to write study.json and study.png into", callback=_output_dir)] = None,
 ) -> None:

@@ -229,3 +229,12 @@ def test_the_end_screen_says_where_the_record_went(tmp_path: Path, rescue: Path)
     assert f"could not write in {folder}" in shown[0]
     assert f"Record saved: {table.path}" in shown[0] and game.return_value == str(table.path)
     assert table.path is not None and table.path.parent.parent == rescue
+
+
+def test_a_free_name_never_takes_an_existing_files(tmp_path: Path) -> None:
+    out = OutputDir(tmp_path, "games")
+    assert out.free_name("game-1", ".json") == "game-1.json"
+    (tmp_path / "game-1.json").write_text("{}")
+    (tmp_path / "game-1-2.json").write_text("{}")
+    assert out.free_name("game-1", ".json") == "game-1-3.json"
+    assert out.free_name("game-2", ".json") == "game-2.json"

@@ -90,6 +90,13 @@ class OutputDir:
             except OSError as exc:
                 self._fall_back(exc)
 
+    def free_name(self, stem: str, suffix: str) -> str:
+        """``stem`` + ``suffix``, or ``stem-2`` + ``suffix`` and so on: a name no file in the
+        folder has yet, so a second file of the same second never replaces the first."""
+        taken = {p.name for p in self.folder.glob(f"{stem}*{suffix}")}
+        return next(name for n in range(1, len(taken) + 2)
+                    if (name := f"{stem}{f'-{n}' if n > 1 else ''}{suffix}") not in taken)
+
     def note(self, what: str) -> str:
         """Where ``what`` (the files written) went, and why when some went to a fallback."""
         if self.problem is None:

@@ -21,7 +21,7 @@ from noreturn.records import check_record
 
 
 @dataclass(frozen=True)
-class GameResult:
+class PastGame:
     """One finished game from one person's seat."""
 
     path: Path
@@ -41,7 +41,7 @@ class GameResult:
 class History:
     """The finished games found, the unfinished ones, and the files that were not records."""
 
-    games: list[GameResult] = field(default_factory=list)
+    games: list[PastGame] = field(default_factory=list)
     unfinished: list[Path] = field(default_factory=list)
     skipped: list[Path] = field(default_factory=list)
 
@@ -55,7 +55,7 @@ class History:
     def by_opponents(self, person: str) -> list[tuple[str, int, int, float, float]]:
         """(opponents, games, wins, mean score, mean margin) for ``person``, most played
         first."""
-        groups: dict[str, list[GameResult]] = defaultdict(list)
+        groups: dict[str, list[PastGame]] = defaultdict(list)
         for game in self.games:
             if game.person == person:
                 groups[game.opponents].append(game)
@@ -94,7 +94,7 @@ def _read(path: Path) -> dict[str, Any] | None:
     return record if valid else None
 
 
-def _results(path: Path, record: dict[str, Any]) -> Iterable[GameResult]:
+def _results(path: Path, record: dict[str, Any]) -> Iterable[PastGame]:
     """One result per person (a hot-seat game has several)."""
     players = record["players"]
     scores = record["result"]["scores"]
@@ -104,7 +104,7 @@ def _results(path: Path, record: dict[str, Any]) -> Iterable[GameResult]:
         if player.get("kind") != "human":
             continue
         best_other = max(s for i, s in enumerate(scores) if i != seat)
-        yield GameResult(path, date, str(player["name"]), " + ".join(bots) or "people",
+        yield PastGame(path, date, str(player["name"]), " + ".join(bots) or "people",
                          len(players), scores[seat], scores[seat] - best_other,
                          scores[seat] == max(scores))
 
@@ -179,4 +179,4 @@ def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
     return 0
 
 
-__all__ = ["GameResult", "History", "history_command", "load_history", "plot_history"]
+__all__ = ["History", "PastGame", "history_command", "load_history", "plot_history"]

@@ -11,10 +11,9 @@ What it guarantees:
 - Nothing hidden reaches a seat that may not see it: each person's log is written from
   their own point of view (other players' exchanges, set-aside tiles and draws are counts).
 - Chance comes from a ``Deck`` seeded once, so a seed gives the same bag every time, until
-  an undo: the person has then seen what the undone move drew, so the bag is ordered afresh
-  from a new secret seed (and the bots' generators with it). The record's ``meta`` then
-  lists in ``reshuffled_at_events`` the events from which its ``seed`` no longer tells the
-  draws; the draws themselves are in the record, as always.
+  an undo (the person saw what the undone move drew): the bag and the bots' generators are
+  then ordered afresh from a new secret, and ``meta.reshuffled_at_events`` lists where the
+  ``seed`` stopped telling the draws (which are in the record, as always).
 - The record is kept as the game goes, so it can be saved at any moment (quit included).
 - The same seed and the same stored actions (``replay``, ``replace_by_bot``) rebuild the
   same game, logs and version: the web server keeps only those and resumes after a restart.
@@ -120,8 +119,8 @@ class LocalTable(PersonHelp):
         """Seat everyone, shuffle the bag from ``seed`` and deal (stopping at a decision).
 
         ``undo=False`` turns undo off, and with it the copy of the game kept before each
-        move (a server with many tables must not pay for a feature it does not offer).
-        ``deck`` deals instead of the seed's (a resumed game's recorded draws).
+        move (a server with many tables must not pay for it). ``deck`` deals instead of the
+        seed's (a resumed game's recorded draws).
 
         Raises:
             NoReturnError: the rules are for another number of players, or a bot spec is
@@ -333,8 +332,8 @@ class LocalTable(PersonHelp):
         """Save to ``path`` from now on (a resumed game finishes its own record), with the
         record's ``meta`` as it was, noting where the seed stopped telling the draws."""
         self._output, self._file = OutputDir(path.parent, "games"), path.name
-        reshuffled = [*meta.get("reshuffled_at_events", []), len(self._now.writer.events)]
-        self._now.writer.meta = {**meta, "reshuffled_at_events": reshuffled}
+        at = [*meta.get("reshuffled_at_events", []), len(self._now.writer.events)]
+        self._now.writer.meta = {**meta, "reshuffled_at_events": at}
 
     def replay(self, action: Action, note: str = "") -> None:
         """Play a stored action of whoever is to move, person or bot, as the engine allows.
@@ -418,10 +417,8 @@ class LocalTable(PersonHelp):
         """
         if self._output is None:
             self._output = OutputDir(self.save_dir or default_save_dir(), "games")
-            stem = f"game-{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}"
-            taken = {p.name for p in self._output.folder.glob(f"{stem}*.json")}
-            self._file = next(name for n in range(1, len(taken) + 2)  # never another's
-                              if (name := f"{stem}{f'-{n}' if n > 1 else ''}.json") not in taken)
+            self._file = self._output.free_name(
+                f"game-{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}", ".json")
         record = self.record()
         self.path = self._output.write(self._file, partial(write_record, record))
         return self.path

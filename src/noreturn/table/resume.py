@@ -15,7 +15,7 @@ from pathlib import Path
 from random import Random
 
 from noreturn.bots.match import Deck
-from noreturn.engine import Action, Draw, GameState, NoReturnError, reshuffled
+from noreturn.engine import Action, Draw, GameState, NoReturnError, ShuffledBag, reshuffled
 from noreturn.records import check_header, check_record, read_record, replay_states
 from noreturn.table.local import LocalTable
 from noreturn.table.seats import Seat
@@ -30,22 +30,15 @@ class RecordedDeck(Deck):
         self.rng = Random()  # never used: the rest is shuffled from a secret in next_draw
         self.order: list[int] = []
         self._recorded = draws[::-1]
-        self._rest: Deck | None = None
+        self._rest: ShuffledBag | None = None
 
     def next_draw(self, state: GameState) -> Draw:
         """The next recorded draw; after the last one, the bag in a fresh secret order."""
         if self._recorded:
             return Draw(self._recorded.pop())
         if self._rest is None:
-            self._rest = _Shuffled(reshuffled(state, secrets.randbits(64)).order)
+            self._rest = reshuffled(state, secrets.randbits(64))
         return self._rest.next_draw(state)
-
-
-class _Shuffled(Deck):
-    """A bag already in its order (``reshuffled``'s), drawn from the top."""
-
-    def __init__(self, order: list[int]) -> None:
-        self.start_player, self.rng, self.order = 0, Random(), order
 
 
 def newest_record(folder: Path) -> Path:

@@ -1,0 +1,72 @@
+// The page's words in the reader's language (English or German).
+//
+// Every sentence a page shows goes through `_()` (or `ngettext()` where a count decides
+// the form), written in English with named blanks: `_("{name} passed", {name})`. The
+// English text is the key of the translation (gettext's msgid); `pybabel extract` finds
+// these calls in the scripts (babel.cfg), and the server sends the catalog of the chosen
+// language from its compiled gettext files. The choice is the reader's switch (kept in
+// this browser), else the server's pick from the browser's Accept-Language.
+
+const STORE_KEY = "noreturn.lang";
+
+function stored() {
+  try {
+    return localStorage.getItem(STORE_KEY) || "";
+  } catch {
+    return ""; // storage blocked: the browser's languages decide
+  }
+}
+
+async function load(wanted) {
+  const query = wanted ? `?lang=${encodeURIComponent(wanted)}` : "";
+  try {
+    const resp = await fetch(`/api/i18n${query}`);
+    if (resp.ok) return await resp.json();
+  } catch {
+    // no catalog reachable: the page stays in English, its words still correct
+  }
+  return { lang: "en", languages: { en: "English" }, messages: {} };
+}
+
+const CATALOG = await load(stored());
+
+/** The language the page is shown in ("en", "de"). */
+export const lang = CATALOG.lang;
+
+/** The languages on offer, code to own name ({en: "English", de: "Deutsch"}). */
+export const languages = CATALOG.languages;
+
+function fill(text, params) {
+  if (!params) return text;
+  return text.replace(/\{(\w+)\}/g, (whole, key) => (key in params ? String(params[key]) : whole));
+}
+
+/** `msgid` in the page's language, its `{blanks}` filled from `params`. */
+export function _(msgid, params) {
+  const found = CATALOG.messages[msgid];
+  return fill(typeof found === "string" && found ? found : msgid, params);
+}
+
+/** The form for `n` of a counted phrase: ngettext("{n} tile", "{n} tiles", n, {n}). */
+export function ngettext(singular, pluralForm, n, params) {
+  const forms = CATALOG.messages[singular];
+  let text = n === 1 ? singular : pluralForm;
+  if (Array.isArray(forms)) {
+    // German and English both have one form for 1 and one for every other count
+    const chosen = forms[n === 1 ? 0 : 1];
+    if (chosen) text = chosen;
+  }
+  return fill(text, { n, ...params });
+}
+
+/** Switch the page's language: remembered in this browser, applied by a reload. */
+export function chooseLanguage(code) {
+  try {
+    localStorage.setItem(STORE_KEY, code);
+  } catch {
+    // storage blocked: the choice holds for this page only
+  }
+  location.reload();
+}
+
+document.documentElement.lang = lang;

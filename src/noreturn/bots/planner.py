@@ -31,6 +31,8 @@ from noreturn.engine import (
     tiles_value,
     to_action,
 )
+from noreturn.text.lang import _, ngettext
+from noreturn.text.refusals import colour_word
 
 
 class PlanBot:
@@ -63,11 +65,14 @@ class PlanBot:
 def _budget(state: GameState) -> str:
     """Where the plan stands: turns left against the scoring turns the rows need."""
     needed, left = plan.needed_and_left(state)
-    turns = "turn" if round(left) == 1 else "turns"
+    turns = round(left)
     if needed == 0:
-        return f"about {left:.0f} {turns} left, your rows are empty"
-    scoring = "scoring turn" if needed == 1 else "scoring turns"
-    return f"about {left:.0f} {turns} left, your rows need {needed} {scoring}"
+        return ngettext("about {turns} turn left, your rows are empty",
+                        "about {turns} turns left, your rows are empty", turns).format(turns=turns)
+    return ngettext("about {turns} turn left", "about {turns} turns left", turns).format(
+        turns=turns) + ngettext(", your rows need {needed} scoring turn",
+                                ", your rows need {needed} scoring turns", needed).format(
+        needed=needed)
 
 
 def reason(state: GameState, action: Action) -> str:
@@ -75,36 +80,53 @@ def reason(state: GameState, action: Action) -> str:
     seat = state.to_move
     if isinstance(action, Mulligan):
         if not action.tiles:
-            return "keep the hand: it has no low tiles to get rid of"
-        return f"set aside {tiles_text(action.tiles)}: low tiles start no row and pay little"
+            return _("keep the hand: it has no low tiles to get rid of")
+        return _("set aside {tiles}: low tiles start no row and pay little").format(
+            tiles=tiles_text(action.tiles))
     if isinstance(action, Declare):
-        return (f"switch to phase 2 now: {_budget(state)}, so building on would leave "
-                "tiles unscored")
+        return _("switch to phase 2 now: {budget}, so building on would leave tiles "
+                 "unscored").format(budget=_budget(state))
     if isinstance(action, Score):
-        row = state.rows[seat][action.row]
-        due = sum(row[-action.count:])
-        over = tiles_value(action.pay) - due
-        paid = f"paying {tiles_text(action.pay)}" + (f" ({over} over)" if over else "")
-        return (f"score {action.count} of your {COLOUR_NAMES[action.row]} row for {due} "
-                f"points, {paid}: {_budget(state)}")
+        return _score_reason(state, action)
     if isinstance(action, Place):
-        colour = colour_of(action.tiles[0])
-        row = state.rows[seat][colour]
-        if not row:
-            what = f"start a {COLOUR_NAMES[colour]} row high"
-        else:
-            fits = "it fits" if len(action.tiles) == 1 else "they fit"
-            lowest = tile_code(make_tile(colour, row[-1]))
-            what = f"{fits} under your {lowest} with small steps"
-        return f"keep building: {_budget(state)}; place {tiles_text(action.tiles)}: {what}"
+        return _place_reason(state, action)
     if isinstance(action, Exchange):
+        tiles, budget = tiles_text(action.tiles), _budget(state)
         if state.phases[seat] == 2:
-            return (f"exchange {tiles_text(action.tiles)}: no row tail can be paid well yet; "
-                    f"fish for one strong colour ({_budget(state)})")
-        fits = "it fits" if len(action.tiles) == 1 else "they fit"
-        return (f"exchange {tiles_text(action.tiles)}: {fits} no row; fish for tiles that do "
-                f"({_budget(state)})")
-    return "nothing else is possible"
+            return _("exchange {tiles}: no row tail can be paid well yet; fish for one strong "
+                     "colour ({budget})").format(tiles=tiles, budget=budget)
+        return ngettext("exchange {tiles}: it fits no row; fish for tiles that do ({budget})",
+                        "exchange {tiles}: they fit no row; fish for tiles that do ({budget})",
+                        len(action.tiles)).format(tiles=tiles, budget=budget)
+    return _("nothing else is possible")
+
+
+def _score_reason(state: GameState, action: Score) -> str:
+    """Why score this tail now: its points, the payment, and the plan's budget."""
+    row = state.rows[state.to_move][action.row]
+    due = sum(row[-action.count:])
+    over = tiles_value(action.pay) - due
+    pay = tiles_text(action.pay)
+    paid = (_("paying {tiles} ({over} over)").format(tiles=pay, over=over) if over
+            else _("paying {tiles}").format(tiles=pay))
+    return _("score {count} of your {colour} row for {points} points, {paid}: "
+             "{budget}").format(count=action.count, colour=colour_word(COLOUR_NAMES[action.row]),
+                                points=due, paid=paid, budget=_budget(state))
+
+
+def _place_reason(state: GameState, action: Place) -> str:
+    """Why place these tiles: a high start, or small steps under the row's last tile."""
+    colour = colour_of(action.tiles[0])
+    row = state.rows[state.to_move][colour]
+    if not row:
+        what = _("start a {colour} row high").format(colour=colour_word(COLOUR_NAMES[colour]))
+    else:
+        what = ngettext("it fits under your {lowest} with small steps",
+                        "they fit under your {lowest} with small steps",
+                        len(action.tiles)).format(
+            lowest=tile_code(make_tile(colour, row[-1])))
+    return _("keep building: {budget}; place {tiles}: {what}").format(
+        budget=_budget(state), tiles=tiles_text(action.tiles), what=what)
 
 
 @register("plan", "the plan: a turn budget, rows built to it, a timed declaration")

@@ -26,6 +26,7 @@ from random import Random
 from noreturn.bots import plan
 from noreturn.bots.search import outcome
 from noreturn.engine import Declare, Stage, View, playout, sample_world, to_action
+from noreturn.text.lang import _
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +63,14 @@ class SwitchAdvice:
 
     def text(self) -> str:
         """One line for a player: both outlooks and which is better by how much."""
-        verdict = ("declaring now looks better" if self.better == "declare"
-                   else "waiting looks better")
-        return (f"declare now: margin {self.declare.margin:+.0f}, win "
-                f"{self.declare.win:.0%} · wait: margin {self.wait.margin:+.0f}, win "
-                f"{self.wait.win:.0%} → {verdict} by {abs(self.gain):.0f} points "
-                f"({self.worlds} samples)")
+        verdict = (_("declaring now looks better") if self.better == "declare"
+                   else _("waiting looks better"))
+        return _("declare now: margin {declare_margin}, win {declare_win} · wait: margin "
+                 "{wait_margin}, win {wait_win} → {verdict} by {gain} points ({worlds} "
+                 "samples)").format(
+            declare_margin=f"{self.declare.margin:+.0f}", declare_win=f"{self.declare.win:.0%}",
+            wait_margin=f"{self.wait.margin:+.0f}", wait_win=f"{self.wait.win:.0%}",
+            verdict=verdict, gain=f"{abs(self.gain):.0f}", worlds=self.worlds)
 
 
 def can_advise(view: View) -> bool:

@@ -8,6 +8,8 @@ reworded, the codes stay.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import NamedTuple
 
 RULE_CODES: dict[str, str] = {
@@ -42,11 +44,23 @@ RULE_CODES: dict[str, str] = {
 
 
 class Refusal(NamedTuple):
-    """Why an action is illegal now: ``code`` (a key of ``RULE_CODES``) for programs,
-    ``reason`` for people ("you", "your red row")."""
+    """Why an action is illegal now: ``code`` (a key of ``RULE_CODES``) for programs, the
+    reason for people ("you", "your red row").
+
+    The reason is kept as an English ``template`` with named blanks and the ``params``
+    that fill them, so a front end can show it in another language: the templates are
+    the translation catalog's keys (found by ``pybabel extract`` as the second argument
+    of ``Refusal``), the params plain values (tile codes, numbers, English colour names).
+    """
 
     code: str
-    reason: str
+    template: str
+    params: Mapping[str, object] = MappingProxyType({})
+
+    @property
+    def reason(self) -> str:
+        """The reason in English words."""
+        return self.template.format_map(self.params)
 
 
 class NoReturnError(ValueError):

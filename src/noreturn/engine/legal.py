@@ -218,7 +218,7 @@ def refusal(state: GameState, action: Action) -> Refusal | None:
     if state.stage == OVER:
         return Refusal("game_over", "the game is over")
     if type(action) not in _TILES_OF:
-        return Refusal("not_an_action", f"{action!r} is not an action")
+        return Refusal("not_an_action", "{action} is not an action", {"action": repr(action)})
     tiles = _TILES_OF[type(action)](action)
     problem = _malformed(state, tiles)
     if problem:
@@ -248,10 +248,10 @@ def _malformed(state: GameState, tiles: tuple[int, ...]) -> Refusal | None:
     rules = state.rules
     for tile in tiles:
         if type(tile) is not int or not rules.is_tile(tile):
-            return Refusal("not_a_tile", (
-                f"{tile_code(tile) if type(tile) is int else repr(tile)} is not a tile of "
-                f"this game: colours {COLOUR_LETTERS[:rules.colors]}, values 1 to "
-                f"{rules.max_value}"))
+            return Refusal("not_a_tile", "{tile} is not a tile of this game: colours {colours}, "
+                           "values 1 to {max_value}", {
+                "tile": tile_code(tile) if type(tile) is int else repr(tile),
+                "colours": COLOUR_LETTERS[:rules.colors], "max_value": rules.max_value})
     return None
 
 
@@ -259,11 +259,13 @@ def _draw_problem(state: GameState, action: Action) -> Refusal | None:
     if not state.draws_due:
         return Refusal("no_draw_due", "no draw is due now")
     if type(action) is not Draw:
-        return Refusal("draw_first", (
-            f"player {state.to_move} must first draw {state.draws_due} more "
-            f"tile{'s' if state.draws_due > 1 else ''} from the bag"))
+        if state.draws_due == 1:
+            return Refusal("draw_first", "player {seat} must first draw 1 more tile from "
+                           "the bag", {"seat": state.to_move})
+        return Refusal("draw_first", "player {seat} must first draw {count} more tiles "
+                       "from the bag", {"seat": state.to_move, "count": state.draws_due})
     if action.tile not in state.bag:
-        return Refusal("not_in_bag", f"{tile_code(action.tile)} is not in the bag")
+        return Refusal("not_in_bag", "{tile} is not in the bag", {"tile": tile_code(action.tile)})
     return None
 
 
@@ -272,8 +274,11 @@ def _not_held(state: GameState, tiles: tuple[int, ...]) -> Refusal | None:
     for tile, wanted in Counter(tiles).items():
         if held[tile] < wanted:
             have = held[tile]
-            return Refusal("not_in_hand", f"you do not hold {tile_code(tile)}" if not have else
-                           f"you hold only {have} {tile_code(tile)}, not {wanted}")
+            if not have:
+                return Refusal("not_in_hand", "you do not hold {tile}",
+                               {"tile": tile_code(tile)})
+            return Refusal("not_in_hand", "you hold only {have} {tile}, not {wanted}",
+                           {"have": have, "tile": tile_code(tile), "wanted": wanted})
     return None
 
 
@@ -283,8 +288,8 @@ def _mulligan_problem(state: GameState, action: Action, tiles: tuple[int, ...]
         return Refusal("mulligan_first", "first comes the mulligan: choose the tiles to set "
                        "aside (none is a choice too)")
     if len(tiles) > len(state.bag):
-        return Refusal("mulligan_too_many", f"you can set aside at most {len(state.bag)} "
-                       "tiles: that is all the bag holds")
+        return Refusal("mulligan_too_many", "you can set aside at most {count} tiles: that is "
+                       "all the bag holds", {"count": len(state.bag)})
     return _not_held(state, tiles)
 
 
@@ -302,20 +307,23 @@ def _turn_problem(state: GameState, action: Action, tiles: tuple[int, ...]) -> R
     if kind is Exchange:
         limit = state.rules.exchange_limit
         if not 1 <= len(tiles) <= limit:
-            return Refusal("exchange_count", f"exchange 1 to {limit} tiles, not {len(tiles)}")
+            return Refusal("exchange_count", "exchange 1 to {limit} tiles, not {count}",
+                           {"limit": limit, "count": len(tiles)})
         return _not_held(state, tiles)
     if kind is Place:
         return _place_problem(state, tiles, phase)
     if not isinstance(action, Score):
-        return Refusal("not_an_action", f"{action!r} is not an action")
+        return Refusal("not_an_action", "{action} is not an action", {"action": repr(action)})
     return _score_problem(state, action, phase)
 
 
-def _one_colour(tiles: tuple[int, ...], verb: str) -> Refusal | None:
+def _one_colour(tiles: tuple[int, ...], paying: bool) -> Refusal | None:
     if not tiles:
-        return Refusal("no_tiles", f"{verb} at least one tile")
+        return (Refusal("no_tiles", "pay with at least one tile") if paying
+                else Refusal("no_tiles", "place at least one tile"))
     if len({colour_of(t) for t in tiles}) > 1:
-        return Refusal("mixed_colours", f"{verb} tiles of one colour only")
+        return (Refusal("mixed_colours", "pay with tiles of one colour only") if paying
+                else Refusal("mixed_colours", "place tiles of one colour only"))
     return None
 
 
@@ -323,16 +331,17 @@ def _place_problem(state: GameState, tiles: tuple[int, ...], phase: int) -> Refu
     if phase == 2:
         return Refusal("place_in_phase_2", "you are in phase 2: you can score or exchange, "
                        "but no longer place")
-    problem = _one_colour(tiles, "place") or _not_held(state, tiles)
+    problem = _one_colour(tiles, paying=False) or _not_held(state, tiles)
     if problem:
         return problem
     colour = colour_of(tiles[0])
     row = state.rows[state.to_move][colour]
     if not fits_row(row, TILE_VALUE[tiles[0]]):
         lowest = tile_code(make_tile(colour, row[-1]))
-        return Refusal("row_order", f"{tile_code(tiles[0])} is higher than {lowest}, the "
-                       f"lowest tile of your {COLOUR_NAMES[colour]} row; a row only ever "
-                       "goes down")
+        return Refusal("row_order", "{tile} is higher than {lowest}, the lowest tile of your "
+                       "{colour} row; a row only ever goes down", {
+                           "tile": tile_code(tiles[0]), "lowest": lowest,
+                           "colour": COLOUR_NAMES[colour]})
     return None
 
 
@@ -342,17 +351,20 @@ def _score_problem(state: GameState, action: Score, phase: int) -> Refusal | Non
                        "score")
     colours = state.rules.colors
     if type(action.row) is not int or not 0 <= action.row < colours:
-        return Refusal("no_such_row", "there is no such row: rows are "
-                       f"{', '.join(COLOUR_LETTERS[:colours])}")
+        return Refusal("no_such_row", "there is no such row: rows are {rows}",
+                       {"rows": ", ".join(COLOUR_LETTERS[:colours])})
     name = COLOUR_NAMES[action.row]
     row = state.rows[state.to_move][action.row]
     if not row:
-        return Refusal("empty_row", f"you have no {name} row to score")
+        return Refusal("empty_row", "you have no {colour} row to score", {"colour": name})
     if type(action.count) is not int or not 1 <= action.count <= len(row):
-        return Refusal("score_count", (
-            f"your {name} row has {len(row)} tile{'s' if len(row) > 1 else ''}: "
-            f"score 1 to {len(row)} of them, not {action.count}"))
-    return _one_colour(action.pay, "pay with") or _not_held(state, action.pay) or _underpaid(
+        params = {"colour": name, "size": len(row), "count": repr(action.count)}
+        if len(row) == 1:
+            return Refusal("score_count", "your {colour} row has 1 tile: score that one, "
+                           "not {count}", params)
+        return Refusal("score_count", "your {colour} row has {size} tiles: score 1 to "
+                       "{size} of them, not {count}", params)
+    return _one_colour(action.pay, paying=True) or _not_held(state, action.pay) or _underpaid(
         row, action, name)
 
 
@@ -361,7 +373,14 @@ def _underpaid(row: list[int], action: Score, name: str) -> Refusal | None:
     paid = tiles_value(action.pay)
     if covers(paid, due):
         return None
-    lowest = "lowest tile" if action.count == 1 else f"{action.count} lowest tiles"
-    verb = "is worth" if len(action.pay) == 1 else "sum to"
-    return Refusal("underpaid", f"{tiles_text(action.pay)} {verb} {paid}, less than {due}, "
-                   f"the sum of the {lowest} of your {name} row")
+    params = {"pay": tiles_text(action.pay), "paid": paid, "due": due, "colour": name,
+              "count": action.count}
+    if len(action.pay) == 1:
+        return (Refusal("underpaid", "{pay} is worth {paid}, less than {due}, the sum of the "
+                        "lowest tile of your {colour} row", params) if action.count == 1
+                else Refusal("underpaid", "{pay} is worth {paid}, less than {due}, the sum of "
+                             "the {count} lowest tiles of your {colour} row", params))
+    return (Refusal("underpaid", "{pay} sum to {paid}, less than {due}, the sum of the "
+                    "lowest tile of your {colour} row", params) if action.count == 1
+            else Refusal("underpaid", "{pay} sum to {paid}, less than {due}, the sum of the "
+                         "{count} lowest tiles of your {colour} row", params))

@@ -138,7 +138,8 @@ def resolve_action(state: GameState, action: object) -> Action | Refusal:
     that the mask and this check always agree). Nothing is changed.
     """
     count = features.player_action_count(state.rules)
-    not_an_id = Refusal("bad_id", f"an action is an integer id 0..{count - 1}, not {action!r}")
+    not_an_id = Refusal("bad_id", "an action is an integer id 0..{last}, not {action}",
+                        {"last": count - 1, "action": repr(action)})
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, SupportsIndex):
         return not_an_id
     try:
@@ -146,22 +147,23 @@ def resolve_action(state: GameState, action: object) -> Action | Refusal:
     except TypeError:  # e.g. a numpy array of more than one element
         return not_an_id
     if not 0 <= action_id < count:
-        return Refusal("bad_id", f"action id {action_id} is out of range: ids run from "
-                             f"0 to {count - 1}")
+        return Refusal("bad_id", "action id {id} is out of range: ids run from 0 to {last}",
+                       {"id": action_id, "last": count - 1})
     if state.is_over():
         return Refusal("game_over", "the game is over")
     try:
         decoded = decode_action(state, action_id)
     except NoReturnError as exc:
-        return Refusal("bad_id", str(exc))
+        return Refusal("bad_id", "{error}", {"error": str(exc)})
     refused = refusal(state, decoded)
     if refused is not None:
-        return Refusal(refused.code, f"action id {action_id} ({decoded}): {refused.reason}")
+        return Refusal(refused.code, "action id {id} ({action}): " + refused.template,
+                       {**refused.params, "id": action_id, "action": str(decoded)})
     canonical = encode_action(state, decoded)
     if canonical != action_id:
-        return Refusal("bad_id", (
-            f"action id {action_id} names {decoded} through other positions of equal tiles; "
-            f"its id is {canonical} (the one the action mask marks)"))
+        return Refusal("bad_id", "action id {id} names {action} through other positions of equal "
+                       "tiles; its id is {canonical} (the one the action mask marks)",
+                       {"id": action_id, "action": str(decoded), "canonical": canonical})
     return decoded
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import EventKind, EventView, GameState, observe, tile_code, view
 from noreturn.records import Record, replay_states
+from noreturn.text.lang import _
 from noreturn.text.narrate import LAST_ROUND, narrate_game_over, narrate_turn
 
 
@@ -48,7 +49,7 @@ def public_replay(record: Record) -> dict[str, Any]:
             current = {"log": "", "view": None, "hands": [], "event": step.index}
             steps.append(current)
         if state.ending and not ending:
-            lines.append(LAST_ROUND)
+            lines.append(_(LAST_ROUND))
         ending = state.ending
         if state.is_over():
             lines.append(narrate_game_over(names, state.scores()))

@@ -15,6 +15,7 @@ from typing import Protocol
 from noreturn.bots.hints import suggest
 from noreturn.bots.switch import SwitchAdvice, can_advise, switch_advice
 from noreturn.engine import Action, GameState, NoReturnError, Stage, View
+from noreturn.text.lang import _
 
 ADVICE_SECONDS = 0.3
 """The switch advisor's default budget: about a hundred sampled worlds, short enough
@@ -62,15 +63,17 @@ class PersonHelp:
     def why_no_switch_advice(self: TableQuestions) -> str | None:
         """Why there is no switch to weigh now (in a player's words), or None if there is."""
         if self.is_over():
-            return "nothing to weigh: the game is over"
+            return _("nothing to weigh: the game is over")
         if not self.human_to_move():
-            return f"nothing to weigh: it is {self.names[self.state.to_move]}'s turn"
+            return _("nothing to weigh: it is {name}'s turn").format(
+                name=self.names[self.state.to_move])
         seen = self.view_for(self.state.to_move)
         if can_advise(seen):
             return None
         if seen.stage is not Stage.PLAY:
-            return "nothing to weigh: the mulligan comes first"
-        return "nothing to weigh: you have declared phase 2 already (there is no return)"
+            return _("nothing to weigh: the mulligan comes first")
+        return _("nothing to weigh: you have declared phase 2 already (there is no "
+                 "return)")
 
     def switch_advice(self: TableQuestions, seconds: float = ADVICE_SECONDS,
                       worlds: int | None = None, rng: Random | None = None) -> SwitchAdvice:

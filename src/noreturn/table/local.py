@@ -61,7 +61,9 @@ from noreturn.files import OutputDir
 from noreturn.records import RecordWriter, default_meta, write_record
 from noreturn.table.help import PersonHelp
 from noreturn.table.seats import DEFAULT_BOT, Seat, default_save_dir
+from noreturn.text.lang import _
 from noreturn.text.narrate import LAST_ROUND, narrate_game_over, narrate_turn
+from noreturn.text.refusals import refusal_text
 
 
 @dataclass
@@ -213,7 +215,7 @@ class LocalTable(PersonHelp):
     def why_not(self, action: Action) -> str | None:
         """Why the person to move may not play ``action`` now, or None if they may."""
         refused = self.refusal(action)
-        return None if refused is None else refused.reason
+        return None if refused is None else refusal_text(refused)
 
     def refusal(self, action: Action) -> Refusal | None:
         """Why the person to move may not play ``action`` now, with the rule's code (the
@@ -221,7 +223,8 @@ class LocalTable(PersonHelp):
         if self.is_over():
             return Refusal("game_over", "the game is over")
         if not self.human_to_move():
-            return Refusal("not_your_turn", f"it is {self.names[self.state.to_move]}'s turn")
+            return Refusal("not_your_turn", "it is {name}'s turn",
+                           {"name": self.names[self.state.to_move]})
         if isinstance(action, Draw):
             return Refusal("no_draw_due", "draws are made for you")
         return refusal(self.state, action)
@@ -246,13 +249,13 @@ class LocalTable(PersonHelp):
     def why_no_undo(self) -> str | None:
         """Why ``undo`` would be refused now, or None if it would work."""
         if not self.undo_allowed():
-            return "undo is only for games against bots"
+            return _("undo is only for games against bots")
         if self.is_over():
-            return "the game is over"
+            return _("the game is over")
         if not self._checkpoints:
             if self._declared_since:
-                return "a declaration cannot be undone: there is no return"
-            return "nothing to undo yet"
+                return _("a declaration cannot be undone: there is no return")
+            return _("nothing to undo yet")
         return None
 
     def undo(self) -> str | None:
@@ -471,7 +474,7 @@ class LocalTable(PersonHelp):
         loop.draw_due(now.state, now.deck, now.writer, self._drawn)
         self._flush()
         if now.state.ending and not ending:
-            self._say(LAST_ROUND)
+            self._say(_(LAST_ROUND))
 
     def _drawn(self, state: GameState, draw: Draw) -> None:
         """Note a draw, about to be made in ``state``, in the turn it belongs to."""

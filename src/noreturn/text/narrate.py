@@ -21,28 +21,36 @@ from noreturn.engine import (
     tiles_text,
     tiles_value,
 )
+from noreturn.text.lang import N_, _, ngettext
 
-LAST_ROUND = "the bag is empty: this is the last round"
-"""Said once, when a draw empties the bag during play (docs/rules.md, "End of the game")."""
+LAST_ROUND = N_("the bag is empty: this is the last round")
+"""Said once, when a draw empties the bag during play (docs/rules.md, "End of the game");
+shown through ``_()``."""
 
 _SAID: dict[EventKind, str] = {
-    EventKind.START: "starts",
-    EventKind.DECLARE: "declared phase 2 (no return)",
-    EventKind.PASS: "passed",
+    EventKind.START: N_("{name} starts"),
+    EventKind.DECLARE: N_("{name} declared phase 2 (no return)"),
+    EventKind.PASS: N_("{name} passed"),
 }
 """The kinds that need no tile to be told."""
 
 
 def plural(count: int, word: str) -> str:
-    """``1 tile``, ``3 tiles``."""
+    """``1 tile``, ``3 tiles`` (English only: counted words for readers go through
+    ``tiles_count``)."""
     return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def tiles_count(count: int) -> str:
+    """``1 tile``, ``3 tiles`` in the current language."""
+    return ngettext("{n} tile", "{n} tiles", count).format(n=count)
 
 
 def _hidden(seen: EventView) -> str:
     """The tiles the event hid, as this reader saw them: named (descending) when the gate
     gave it the private part (the actor), else how many."""
     if seen.private is None:
-        return plural(seen.public.count, "tile")
+        return tiles_count(seen.public.count)
     return tiles_text(sorted(seen.private.tiles, reverse=True))
 
 
@@ -52,21 +60,26 @@ def narrate_event(name: str, seen: EventView) -> str:
     public = seen.public
     kind = public.kind
     if kind in _SAID:
-        return f"{name} {_SAID[kind]}"
+        return _(_SAID[kind]).format(name=name)
     if kind is EventKind.DEAL:
-        return f"{name} was dealt {_hidden(seen)}"
+        return _("{name} was dealt {tiles}").format(name=name, tiles=_hidden(seen))
     if kind is EventKind.DRAW:
-        return f"{name} drew {_hidden(seen)}"
+        return _("{name} drew {tiles}").format(name=name, tiles=_hidden(seen))
     if kind is EventKind.MULLIGAN:
-        return f"{name} set aside {_hidden(seen)}" if public.count else f"{name} kept the hand"
+        if not public.count:
+            return _("{name} kept the hand").format(name=name)
+        return _("{name} set aside {tiles}").format(name=name, tiles=_hidden(seen))
     if kind is EventKind.EXCHANGE:
-        return f"{name} exchanged {_hidden(seen)}"
+        return _("{name} exchanged {tiles}").format(name=name, tiles=_hidden(seen))
     if kind is EventKind.PLACE:
-        return f"{name} placed {tiles_text(public.placed)}"
+        return _("{name} placed {tiles}").format(name=name, tiles=tiles_text(public.placed))
     colour = "?" if public.colour is None else COLOUR_LETTERS[public.colour]
-    return (f"{name} scored {plural(public.count, 'tile')} of the {colour} row "
-            f"({tiles_text(public.scored)} = {tiles_value(public.scored)}), "
-            f"paying {tiles_text(public.paid)}")
+    return ngettext(
+        "{name} scored {n} tile of the {colour} row ({scored} = {value}), paying {paid}",
+        "{name} scored {n} tiles of the {colour} row ({scored} = {value}), paying {paid}",
+        public.count).format(name=name, n=public.count, colour=colour,
+                             scored=tiles_text(public.scored),
+                             value=tiles_value(public.scored), paid=tiles_text(public.paid))
 
 
 def narrate_turn(name: str, action: EventView | None, drawn: EventView | None) -> str:
@@ -80,13 +93,13 @@ def narrate_turn(name: str, action: EventView | None, drawn: EventView | None) -
     if drawn is None:
         return text
     got = str(drawn.public.count) if drawn.private is None else _hidden(drawn)
-    return f"{text} and drew {got}"
+    return _("{action} and drew {tiles}").format(action=text, tiles=got)
 
 
 def narrate_game_over(names: Sequence[str], scores: Sequence[int]) -> str:
     """``game over: Ada 31, Bea 12``."""
-    return "game over: " + ", ".join(
-        f"{name} {score}" for name, score in zip(names, scores, strict=True))
+    return _("game over: {scores}").format(scores=", ".join(
+        f"{name} {score}" for name, score in zip(names, scores, strict=True)))
 
 
 def render_row(colour: int, values: tuple[int, ...]) -> str:

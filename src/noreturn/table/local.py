@@ -402,8 +402,9 @@ class LocalTable(PersonHelp):
         """The end: each score with its arithmetic (pile minus rows), best first."""
         state = self.state
         ranked = sorted(zip(state.ranks(), range(state.n), state.scores(), strict=True))
-        return [f"{rank}. {self.names[seat]}: {score} = pile {state.pile_sums[seat]} "
-                f"- rows {state.row_sum(seat)}" for rank, seat, score in ranked]
+        return [_("{rank}. {name}: {score} = pile {pile} - rows {rows}").format(
+            rank=rank, name=self.names[seat], score=score, pile=state.pile_sums[seat],
+            rows=state.row_sum(seat)) for rank, seat, score in ranked]
 
     def record(self) -> dict[str, Any]:
         """The game's record as it stands (with the result once the game is over)."""

@@ -109,17 +109,19 @@ def render_row(colour: int, values: tuple[int, ...]) -> str:
 
 def render_table(view: View, names: list[str]) -> str:
     """The table as one seat (or a spectator) sees it, as plain text lines."""
-    lines = [f"bag: {plural(view.bag_count, 'tile')}" + ("  (last round)" if view.ending else "")]
+    lines = [_("bag: {tiles}").format(tiles=tiles_count(view.bag_count))
+             + (_("  (last round)") if view.ending else "")]
     for seat, name in enumerate(names):
         marker = ">" if seat == view.to_move and not view.is_over else " "
         pile = view.piles[seat]
-        pile_sum = tiles_value(pile)
-        lines.append(
-            f"{marker} {name}: phase {view.phases[seat]}, hand {view.hand_counts[seat]}, "
-            f"pile {pile_sum} ({plural(len(pile), 'tile')}), score now {view.scores[seat]}"
-        )
+        lines.append(f"{marker} " + _(
+            "{name}: phase {phase}, hand {hand}, pile {points} ({tiles}), score now {score}"
+        ).format(name=name, phase=view.phases[seat], hand=view.hand_counts[seat],
+                 points=tiles_value(pile), tiles=tiles_count(len(pile)),
+                 score=view.scores[seat]))
         rows = [render_row(c, r) for c, r in enumerate(view.rows[seat]) if r]
-        lines.append("    rows: " + ("  |  ".join(rows) if rows else "none"))
+        lines.append("    " + _("rows: {rows}").format(rows="  |  ".join(rows) if rows
+                                                      else _("none")))
     if view.hand is not None:
-        lines.append(f"your hand: {tiles_text(view.hand)}")
+        lines.append(_("your hand: {tiles}").format(tiles=tiles_text(view.hand)))
     return "\n".join(lines)

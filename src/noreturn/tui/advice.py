@@ -20,11 +20,12 @@ from textual.widgets import Static
 
 from noreturn.bots.switch import Outlook, SwitchAdvice
 from noreturn.table import ADVICE_SECONDS, LocalTable
+from noreturn.text.lang import N_, _
 
 Turn = tuple[int, int]
 """The turn an answer is for: the table's version and the seat advised."""
 
-WEIGHING = "switch: weighing declaring now against waiting…"
+WEIGHING = N_("switch: weighing declaring now against waiting…")
 
 
 @dataclass
@@ -70,12 +71,13 @@ class AdviceSlot:
 def short_text(advice: SwitchAdvice) -> str:
     """``switch: declare +12 (win 64%) · wait +8 (58%) ✓``: the line for the move panel,
     short enough for an 80-column terminal (the better line is ticked)."""
-    def part(name: str, outlook: Outlook, win: str) -> str:
+    def part(label: str, name: str, outlook: Outlook, win: str) -> str:
         tick = " ✓" if advice.better == name else ""
-        return f"{name} {outlook.margin:+.0f} ({win}{outlook.win:.0%}){tick}"
+        return f"{label} {outlook.margin:+.0f} ({win}{outlook.win:.0%}){tick}"
 
-    return (f"switch: {part('declare', advice.declare, 'win ')} · "
-            f"{part('wait', advice.wait, '')}")
+    declare = part(_("declare"), "declare", advice.declare, _("win") + " ")
+    return _("switch: {declare} · {wait}").format(
+        declare=declare, wait=part(_("wait"), "wait", advice.wait, ""))
 
 
 def advice_line(slot: AdviceSlot, color: bool) -> Text:
@@ -84,9 +86,9 @@ def advice_line(slot: AdviceSlot, color: bool) -> Text:
     if slot.advice is not None:
         line.append(short_text(slot.advice), style="bold cyan" if color else "bold")
     elif slot.failed:
-        line.append(f"switch: no advice ({slot.failed})", style="dim")
+        line.append(_("switch: no advice ({why})").format(why=slot.failed), style="dim")
     elif slot.pending:
-        line.append(WEIGHING, style="dim")
+        line.append(_(WEIGHING), style="dim")
     return line
 
 
@@ -137,14 +139,14 @@ class AdviceLine(Static):
             return problem, "yellow"
         if self.slot.pending:
             self.slot.wanted = True
-            return WEIGHING, "cyan"
+            return _(WEIGHING), "cyan"
         return self._full()
 
     def _full(self) -> tuple[str, str]:
         advice = self.slot.advice
         if advice is None:
-            return f"switch: no advice ({self.slot.failed})", "yellow"
-        return f"switch: {advice.text()}", "cyan"
+            return _("switch: no advice ({why})").format(why=self.slot.failed), "yellow"
+        return _("switch: {advice}").format(advice=advice.text()), "cyan"
 
     def _weigh(self, turn: Turn, job: Callable[[], SwitchAdvice]) -> None:
         """In a worker thread: the advice (the table is not read here). A failing advisor
@@ -152,7 +154,7 @@ class AdviceLine(Static):
         try:
             advice, failed = job(), ""
         except Exception as exc:  # any failure: shown on the line, the game goes on
-            advice, failed = None, f"the advisor failed: {exc}"
+            advice, failed = None, _("the advisor failed: {error}").format(error=exc)
         self.app.call_from_thread(self._advised, turn, advice, failed)
 
     def _advised(self, turn: Turn, advice: SwitchAdvice | None, failed: str) -> None:

@@ -20,6 +20,7 @@ from textual.widgets import Button
 from noreturn.engine import Declare, NoReturnError, Score
 from noreturn.files import OutputError
 from noreturn.table import BotMove, LocalTable
+from noreturn.text.lang import N_, _
 from noreturn.tui import moves
 from noreturn.tui.advice import AdviceLine
 from noreturn.tui.display import TableDisplay
@@ -44,15 +45,15 @@ class NoReturnApp(TableDisplay):
     """The budget of the review offered at the end (playouts a decision); tests lower it."""
 
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
-        Binding("enter", "play", "play", key_display="⏎"),
-        Binding("d", "declare", "declare"),
-        Binding("h", "hint", "hint"),
-        Binding("w", "switch_advice", "switch"),
-        Binding("u", "undo", "undo"),
-        Binding("t", "tracker", "tiles"),
-        Binding("l", "log", "log"),
-        Binding("question_mark", "rules", "rules", key_display="?"),
-        Binding("q", "quit_game", "quit"),
+        Binding("enter", "play", N_("play"), key_display="⏎"),
+        Binding("d", "declare", N_("declare")),
+        Binding("h", "hint", N_("hint")),
+        Binding("w", "switch_advice", N_("switch")),
+        Binding("u", "undo", N_("undo")),
+        Binding("t", "tracker", N_("tiles")),
+        Binding("l", "log", N_("log")),
+        Binding("question_mark", "rules", N_("rules"), key_display="?"),
+        Binding("q", "quit_game", N_("quit")),
         *[Binding(str(n), f"select_tile({n - 1})", show=False) for n in range(1, 10)],
         Binding("left", "cursor(-1)", show=False),
         Binding("right", "cursor(1)", show=False),
@@ -160,7 +161,7 @@ class NoReturnApp(TableDisplay):
             return False
         if not self.revealed or self.table.to_move() != self.shown:
             name = self.table.names[self.table.state.to_move]
-            self.say(f"wait: it is {name}'s turn", "yellow")
+            self.say(_("wait: it is {name}'s turn").format(name=name), "yellow")
             return False
         return True
 
@@ -213,9 +214,9 @@ class NoReturnApp(TableDisplay):
             self.choice = key
             self.redraw()
         elif self._may_act():
-            self.say({"p": "you can place only in phase 1",
-                      "s": "you can score only in phase 2: declare first (d)",
-                      "m": "the mulligan is over"}.get(key, "not now"), "yellow")
+            self.say({"p": _("you can place only in phase 1"),
+                      "s": _("you can score only in phase 2: declare first (d)"),
+                      "m": _("the mulligan is over")}.get(key, _("not now")), "yellow")
 
     def action_next_row(self) -> None:
         """Aim the score at the next row."""
@@ -251,14 +252,14 @@ class NoReturnApp(TableDisplay):
         if option is None:
             return
         if option.action is None:
-            self.say(f"not yet: {option.problem}", "yellow")
+            self.say(_("not yet: {problem}").format(problem=option.problem), "yellow")
             return
         problem = self.table.try_action(option.action)
         if problem is not None:
-            self.say(f"not allowed: {problem}", "bold red")
+            self.say(_("not allowed: {problem}").format(problem=problem), "bold red")
             return
         self._reset_selection()
-        self.say(f"you played: {option.action}", "green")
+        self.say(_("you played: {action}").format(action=option.action), "green")
         self.after_change()
 
     def action_declare(self) -> None:
@@ -267,22 +268,22 @@ class NoReturnApp(TableDisplay):
             return
         problem = self.table.why_not(Declare())
         if problem is not None:
-            self.say(f"not allowed: {problem}", "bold red")
+            self.say(_("not allowed: {problem}").format(problem=problem), "bold red")
             return
 
         def answer(yes: bool | None) -> None:
             if not yes:
-                self.say("still in phase 1", "yellow")
+                self.say(_("still in phase 1"), "yellow")
                 return
             self.table.try_action(Declare())
             self.hinted = None
-            self.say("you declared phase 2: now score or exchange", "green")
+            self.say(_("you declared phase 2: now score or exchange"), "green")
             self.after_change()
 
         self.push_screen(ConfirmScreen(
-            "Declare phase 2?\n\nYou will never place a tile again: there is no return, "
-            "and it cannot be undone. This turn goes on with a score or an exchange.",
-            yes="Declare"), answer)
+            _("Declare phase 2?\n\nYou will never place a tile again: there is no return, "
+              "and it cannot be undone. This turn goes on with a score or an exchange."),
+            yes=_("Declare")), answer)
 
     def action_hint(self) -> None:
         """Select the tiles of the suggested move and say why it is suggested."""
@@ -295,14 +296,15 @@ class NoReturnApp(TableDisplay):
             return
         self.hinted = action
         if isinstance(action, Declare):
-            self.say(f"hint: declare phase 2 (Enter or d) — {reason}", "cyan")
+            self.say(_("hint: declare phase 2 (Enter or d) — {reason}").format(reason=reason),
+                     "cyan")
             self.redraw()
             return
         self.selected = moves.pick_tiles(self.order(), moves.tiles_of(action))
         self.choice = moves.key_of(action)
         if isinstance(action, Score):
             self.target = Target(action.row, action.count)
-        self.say(f"hint: {reason}. Enter plays it.", "cyan")
+        self.say(_("hint: {reason}. Enter plays it.").format(reason=reason), "cyan")
         self.redraw()
 
     def action_switch_advice(self) -> None:
@@ -315,14 +317,14 @@ class NoReturnApp(TableDisplay):
         if self._covered():
             return
         if self.bot_busy:
-            self.say("wait until the bots have moved, then undo", "yellow")
+            self.say(_("wait until the bots have moved, then undo"), "yellow")
             return
         problem = self.table.undo()
         if problem is not None:
-            self.say(f"cannot undo: {problem}", "yellow")
+            self.say(_("cannot undo: {problem}").format(problem=problem), "yellow")
             return
         self._reset_selection()
-        self.say("undone: your move again (the bag is shuffled afresh)", "green")
+        self.say(_("undone: your move again (the bag is shuffled afresh)"), "green")
         self.after_change()
 
     def action_tracker(self) -> None:
@@ -358,8 +360,8 @@ class NoReturnApp(TableDisplay):
                 self.exit(self._save())
 
         self.push_screen(ConfirmScreen(
-            "Quit this game?\n\nThe game so far is saved, and noreturn replay shows it.",
-            yes="Quit"), answer)
+            _("Quit this game?\n\nThe game so far is saved, and noreturn replay shows it."),
+            yes=_("Quit")), answer)
 
     # -------------------------------------------------------------------- mouse
     def on_end_screen_again(self, message: EndScreen.Again) -> None:

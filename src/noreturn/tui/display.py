@@ -18,10 +18,11 @@ from textual.widgets import Button, Footer, Static
 
 from noreturn.engine import Action, View
 from noreturn.table import LocalTable
+from noreturn.text.lang import _
 from noreturn.tui import moves
 from noreturn.tui.advice import AdviceLine
 from noreturn.tui.moves import Candidate, Target
-from noreturn.tui.tiles import log_text
+from noreturn.tui.tiles import log_text, speak_bindings
 from noreturn.tui.widgets import HandView, MovePanel, PlayerPanel, score_help, status_text
 
 CSS = """
@@ -82,6 +83,7 @@ class TableDisplay(App[str]):
         if not color:
             os.environ["NO_COLOR"] = "1"  # Textual's own switch to a monochrome screen
         super().__init__()
+        speak_bindings(self)
         self.table = table
         self.bot_delay = bot_delay
         self.color = color
@@ -131,9 +133,9 @@ class TableDisplay(App[str]):
         """Keys go to the app, not to a focused button; then the game goes on."""
         for button in self.query(Button):
             button.can_focus = False
-        self.query_one("#hand").border_title = "Your hand"
-        self.query_one("#move").border_title = "Your move"
-        self.query_one("#logbox").border_title = "Log"
+        self.query_one("#hand").border_title = _("Your hand")
+        self.query_one("#move").border_title = _("Your move")
+        self.query_one("#logbox").border_title = _("Log")
         self.after_change()
 
     def after_change(self) -> None:
@@ -207,7 +209,8 @@ class TableDisplay(App[str]):
                 seen, seat, self._title(seat), self.color, packed=packed)
         aim = self.target if seen.phases[self.shown] == 2 and seen.my_turn else None
         self.query_one("#me", PlayerPanel).show(
-            seen, self.shown, f"{self._title(self.shown)} (you)", self.color, aim, packed)
+            seen, self.shown, _("{name} (you)").format(name=self._title(self.shown)), self.color,
+            aim, packed)
 
     def _title(self, seat: int) -> str:
         spec = self.table.seats[seat].bot
@@ -217,7 +220,7 @@ class TableDisplay(App[str]):
         panel = self.query_one(MovePanel)
         options = self.candidates()
         if not options:
-            panel.show([], "", [Text("Waiting…" if not seen.is_over else "Game over.",
+            panel.show([], "", [Text(_("Waiting…") if not seen.is_over else _("Game over."),
                                      style="dim")], self.color)
             return
         current = self.current()

@@ -26,6 +26,8 @@ from noreturn.engine import (
     value_of,
 )
 from noreturn.table import LocalTable
+from noreturn.text.lang import _
+from noreturn.text.refusals import colour_word
 
 PAYMENTS_SHOWN = 4
 
@@ -73,14 +75,15 @@ def candidates(table: LocalTable, seen: View, picked: tuple[int, ...],
         return [_judge(table, "m", Mulligan(picked), _mulligan_label(picked))]
     if seen.seat is None:
         return []
-    exchange = (_judge(table, "e", Exchange(picked), f"exchange {tiles_text(picked)}")
-                if picked else Candidate("e", "exchange", None, "select 1 or more tiles"))
+    exchange = (_judge(table, "e", Exchange(picked),
+                       _("exchange {tiles}").format(tiles=tiles_text(picked)))
+                if picked else Candidate("e", _("exchange"), None, _("select 1 or more tiles")))
     if seen.phases[seen.seat] == 1:
         options = [_place(table, seen.rows[seen.seat], picked), exchange]
     else:
         options = [_score(table, seen, picked, target), exchange]
     if table.why_not(Pass()) is None:  # an empty hand at the very end: nothing else to do
-        options.append(Candidate("x", "pass (you have no other move)", Pass(), None))
+        options.append(Candidate("x", _("pass (you have no other move)"), Pass(), None))
     return options
 
 
@@ -90,34 +93,43 @@ def _judge(table: LocalTable, key: str, action: Action, label: str) -> Candidate
 
 def _mulligan_label(picked: tuple[int, ...]) -> str:
     if not picked:
-        return "keep your whole hand (select tiles to set aside instead)"
-    return f"set aside {tiles_text(picked)} and draw {len(picked)}"
+        return _("keep your whole hand (select tiles to set aside instead)")
+    return _("set aside {tiles} and draw {count}").format(tiles=tiles_text(picked),
+                                                          count=len(picked))
 
 
 def _place(table: LocalTable, rows: tuple[tuple[int, ...], ...],
            picked: tuple[int, ...]) -> Candidate:
     if not picked:
-        return Candidate("p", "place", None, "select tiles of one colour")
+        return Candidate("p", _("place"), None, _("select tiles of one colour"))
     action = Place(picked)
     colours = {colour_of(t) for t in action.tiles}
     colour = colour_of(action.tiles[0])
-    name = COLOUR_NAMES[colour]
-    where = ("" if len(colours) > 1 else f" on your {name} row" if rows[colour]
-             else f" to start {'an' if name[0] in 'aeiou' else 'a'} {name} row")
-    return _judge(table, "p", action, f"place {tiles_text(action.tiles)}{where}")
+    tiles, name = tiles_text(action.tiles), colour_word(COLOUR_NAMES[colour])
+    if len(colours) > 1:
+        label = _("place {tiles}")
+    elif rows[colour]:
+        label = _("place {tiles} on your {colour} row")
+    else:
+        label = (_("place {tiles} to start an {colour} row") if COLOUR_NAMES[colour] == "orange"
+                 else _("place {tiles} to start a {colour} row"))
+    return _judge(table, "p", action, label.format(tiles=tiles, colour=name))
 
 
 def _score(table: LocalTable, seen: View, picked: tuple[int, ...],
            target: Target | None) -> Candidate:
     if target is None:
-        return Candidate("s", "score", None, "you have no row to score")
+        return Candidate("s", _("score"), None, _("you have no row to score"))
     due = tail_sum(seen, target)
-    what = f"score {target.count} of your {COLOUR_NAMES[target.row]} row ({due})"
+    what = _("score {count} of your {colour} row ({due})").format(
+        count=target.count, colour=colour_word(COLOUR_NAMES[target.row]), due=due)
     if not picked:
-        return Candidate("s", what, None, f"select tiles of one colour worth at least {due}")
+        return Candidate("s", what, None, _("select tiles of one colour worth at least "
+                                            "{due}").format(due=due))
     paid = sum(value_of(t) for t in picked)
     return _judge(table, "s", Score(target.row, target.count, picked),
-                  f"{what}, paying {tiles_text(picked)} ({paid})")
+                  _("{what}, paying {tiles} ({paid})").format(
+                      what=what, tiles=tiles_text(picked), paid=paid))
 
 
 def tail(seen: View, target: Target) -> list[int]:

@@ -26,10 +26,11 @@ from noreturn.engine import (
 from noreturn.files import OutputError
 from noreturn.records import dumps
 from noreturn.table import LocalTable, default_save_dir, make_seats
+from noreturn.text.lang import N_, _
 from noreturn.text.narrate import render_table
 
 LIST_LIMIT = 40
-HELP = """\
+HELP = N_("""\
 Type a move, or a number from the list that ? shows:
   place R11 R9          put tiles of one colour on your row of that colour (phase 1)
   exchange B3 G7        remove 1-4 tiles from the game and draw as many
@@ -40,14 +41,16 @@ Type a move, or a number from the list that ? shows:
   switch                phase 1: declaring now against waiting, as sampled games end
   tiles                 how many of each tile you have not seen yet
   rules                 the rules in brief;  quit  stop (the game so far is saved)
-At the mulligan, type the tiles to set aside (R3 B5) or press Enter to keep your hand."""
-RULES_BRIEF = """\
+At the mulligan, type the tiles to set aside (R3 B5) or press Enter to keep your hand.""")
+"""The moves and questions a line may hold; shown through ``_()``."""
+RULES_BRIEF = N_("""\
 No Return in brief: 132 tiles, 6 colours, values 1-11, two of each. Phase 1: each turn
 EXCHANGE up to 4 tiles or PLACE tiles of one colour on your row of that colour, each no
 higher than the row's lowest tile. When you like, DECLARE phase 2 (there is no return):
 then each turn EXCHANGE or SCORE the lowest tiles of a row, paying with hand tiles of one
 colour worth at least their sum. Refill to 8 after each turn. When the bag runs empty the
-round is finished. Score = your score pile minus the tiles still in your rows."""
+round is finished. Score = your score pile minus the tiles still in your rows.""")
+"""The rules in one paragraph; shown through ``_()``."""
 
 __all__ = ["HELP", "RULES_BRIEF", "PlainGame", "QuitError", "default_save_dir", "play_plain",
            "run_plain", "save_report", "tracker_lines"]
@@ -75,9 +78,10 @@ class PlainGame:
         """Play to the end, or until ``QuitError``."""
         table = self.table
         me = table.humans[0]
-        self.write(f"No Return: you are {table.names[me]}, seat {me}. Type help for the moves."
-                   if not self.hotseat else
-                   f"No Return, hot seat: {', '.join(table.names)}. Type help for the moves.")
+        self.write(_("No Return: you are {name}, seat {seat}. Type help for the moves.").format(
+            name=table.names[me], seat=me) if not self.hotseat else
+            _("No Return, hot seat: {names}. Type help for the moves.").format(
+                names=", ".join(table.names)))
         while not table.is_over():
             table.run_bots()
             seat = table.to_move()
@@ -92,7 +96,8 @@ class PlainGame:
     def _hand_over(self, seat: int) -> None:
         """In a hot-seat game, let the next person take the keyboard before their hand shows."""
         if self.hotseat and seat != self._last_person:
-            self.read(f"-- pass the keyboard to {self.table.names[seat]}, then press Enter --")
+            self.read(_("-- pass the keyboard to {name}, then press Enter --").format(
+                name=self.table.names[seat]))
         self._last_person = seat
 
     def _show_log(self, seat: int) -> None:
@@ -106,7 +111,7 @@ class PlainGame:
         table = self.table
         self.write("")
         self.write(render_table(table.view_for(seat), table.names))
-        prompt = "mulligan> " if table.state.stage == MULLIGAN else "your move> "
+        prompt = _("mulligan> ") if table.state.stage == MULLIGAN else _("your move> ")
         if self.hotseat:
             prompt = f"{table.names[seat]}, {prompt}"
         start = table.version
@@ -124,7 +129,7 @@ class PlainGame:
             problem = table.try_action(action)
             if problem is None:
                 return
-            self.write(f"  not allowed: {problem}")
+            self.write("  " + _("not allowed: {problem}").format(problem=problem))
 
     def _interpret(self, line: str) -> Action | None:
         """The action a line asks for, or ``None`` after answering a question."""
@@ -149,17 +154,18 @@ class PlainGame:
         if word in ("quit", "exit"):
             raise QuitError
         if word in ("help", "h"):
-            return HELP
+            return _(HELP)
         if word == "rules":
-            return RULES_BRIEF
+            return _(RULES_BRIEF)
         if word == "hint":
             action, reason = self.table.hint()
-            return f"  hint: {action}  ({reason})"
+            return "  " + _("hint: {action}  ({reason})").format(action=action, reason=reason)
         if word == "switch":
-            return f"  switch: {self.table.switch_advice(worlds=self.advice_worlds).text()}"
+            advice = self.table.switch_advice(worlds=self.advice_worlds).text()
+            return "  " + _("switch: {advice}").format(advice=advice)
         if word == "undo":
             problem = self.table.undo()
-            return f"  {problem or 'undone: your move again (the bag is shuffled afresh)'}"
+            return "  " + (problem or _("undone: your move again (the bag is shuffled afresh)"))
         if word in ("tiles", "tracker"):
             return "\n".join(tracker_lines(self.table, self.table.state.to_move))
         if word == "?" or line.startswith("?"):
@@ -167,22 +173,23 @@ class PlainGame:
         return None
 
     def _confirm(self) -> bool:
-        answer = self.read("declare phase 2? You can never place again. [y/N] ")
-        return answer.strip().lower() in ("y", "yes")
+        answer = self.read(_("declare phase 2? You can never place again. [y/N] "))
+        return answer.strip().lower() in ("y", "yes", _("y"), _("yes"))
 
     def _list(self, word: str) -> str:
         actions = self.table.legal_actions()
         shown = [(i, a) for i, a in enumerate(actions) if word.lower() in str(a)]
         lines = [f"  {i:4d}  {action}" for i, action in shown[:LIST_LIMIT]]
         if len(shown) > LIST_LIMIT:
-            lines.append(f"  ... {len(shown) - LIST_LIMIT} more: narrow the list, "
-                         "e.g. ? score R")
-        return "\n".join(lines) or "  no move matches"
+            lines.append("  " + _("... {n} more: narrow the list, e.g. ? score R").format(
+                n=len(shown) - LIST_LIMIT))
+        return "\n".join(lines) or "  " + _("no move matches")
 
     def _numbered(self, number: int) -> Action:
         actions = self.table.legal_actions()
         if not 0 <= number < len(actions):
-            raise NoReturnError(f"there is no move {number}: type ? to list them")
+            raise NoReturnError(_("there is no move {number}: type ? to list them").format(
+                number=number))
         return actions[number]
 
 
@@ -190,7 +197,7 @@ def tracker_lines(table: LocalTable, seat: int) -> list[str]:
     """The tile tracker as text: for each colour, the unseen count of every value."""
     unseen = table.unseen(seat)
     rules = table.rules
-    lines = [f"  unseen tiles ({sum(unseen.values())}), value:count"]
+    lines = ["  " + _("unseen tiles ({n}), value:count").format(n=sum(unseen.values()))]
     for colour in range(rules.colors):
         tiles = [make_tile(colour, v) for v in range(rules.max_value, 0, -1)]
         lines.append("  " + " ".join(f"{tile_code(t)}:{unseen[t]}" for t in tiles))
@@ -223,9 +230,9 @@ def play_plain(table: LocalTable, stdin: TextIO | None = None,
     try:
         PlainGame(table, read, write).run()
     except (QuitError, EOFError, KeyboardInterrupt):
-        write("game stopped.")
+        write(_("game stopped."))
     if table.is_over():
-        write("\n".join(["final scores:", *(f"  {line}" for line in table.result_lines())]))
+        write("\n".join([_("final scores:"), *(f"  {line}" for line in table.result_lines())]))
     write(save_report(table))
     return 0
 
@@ -239,6 +246,7 @@ def save_report(table: LocalTable) -> str:
     try:
         path = table.save()
     except OutputError as exc:
-        return f"{exc}\nthe record, to keep as a .json file:\n{dumps(table.record())}"
-    where = f"record saved: {path}  (see it again: noreturn replay {path})"
+        return (f"{exc}\n" + _("the record, to keep as a .json file:")
+                + f"\n{dumps(table.record())}")
+    where = _("record saved: {path}  (see it again: noreturn replay {path})").format(path=path)
     return where if table.save_note is None else f"{table.save_note}; {where}"

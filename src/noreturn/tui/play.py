@@ -15,6 +15,7 @@ from typing import TextIO
 from noreturn.engine import NoReturnError, Rules
 from noreturn.table import LocalTable, make_seats
 from noreturn.table.resume import resume_table
+from noreturn.text.lang import _
 from noreturn.tui.plain import play_plain, save_report
 
 
@@ -32,22 +33,23 @@ def play_command(rules: Rules, names: Sequence[str], bots: Sequence[str], seed: 
         if resume is not None:
             table = resume_table(resume, save_dir)
             rules = table.rules
-            write(f"resuming {resume} at turn {table.state.turns + 1}")
+            write(_("resuming {path} at turn {turn}").format(path=resume,
+                                                             turn=table.state.turns + 1))
         else:
             table = LocalTable(make_seats(rules.players, names, bots, hotseat), rules, seed,
                                save_dir)
     except NoReturnError as exc:
-        write(f"error: {exc}")
+        write(_("error: {problem}").format(problem=exc))
         return 2
     if not plain and not (stdin.isatty() and stdout.isatty()):
-        write("(not a terminal: playing with plain prompts; --plain says so explicitly)")
+        write(_("(not a terminal: playing with plain prompts; --plain says so explicitly)"))
         plain = True
     if plain:
         return play_plain(table, None if stdin is sys.stdin else stdin, write)
     from noreturn.tui.app import run_tui  # noqa: PLC0415 - Textual loads only for this mode
 
     while True:
-        _, again = run_tui(table, bot_delay, color)
+        _path, again = run_tui(table, bot_delay, color)
         write(save_report(table))  # again, to say where (or show the record if nowhere)
         if not again:
             return 0

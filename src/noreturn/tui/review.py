@@ -18,6 +18,8 @@ from textual.widgets import Button, Static
 
 from noreturn.analysis import Budget, SeatReview
 from noreturn.analysis.report import turns_text
+from noreturn.text.lang import N_, _
+from noreturn.tui.tiles import speak_bindings
 
 REVIEW_PLAYOUTS = 200
 """Playouts per decision of the review at the end of a game: one seat of a full two-player
@@ -26,17 +28,22 @@ short; ``noreturn review`` defaults to 500. Tests make it tiny."""
 
 LABEL_STYLES = {"best": "green", "good": "green", "inaccuracy": "yellow",
                 "mistake": "bold yellow", "blunder": "bold red"}
+LABEL_WORDS = {"best": N_("best"), "good": N_("good"), "inaccuracy": N_("inaccuracy"),
+               "mistake": N_("mistake"), "blunder": N_("blunder")}
+"""A decision's label as a player reads it (the analysis names them in English)."""
 
 
 def summary_lines(seat: SeatReview) -> list[str]:
     """The accuracy and luck line, then the switch window line."""
-    declared = ("you never declared" if seat.declared_turn is None
-                else f"declared at turn {seat.declared_turn}")
-    window = turns_text(seat.best_declare_turns) or "none"
+    declared = (_("you never declared") if seat.declared_turn is None
+                else _("declared at turn {turn}").format(turn=seat.declared_turn))
+    window = turns_text(seat.best_declare_turns) or _("none")
     return [
-        f"Accuracy {seat.accuracy:.0f} · mean loss {seat.mean_loss:.1f} · "
-        f"luck {seat.luck:+.0f} ± {seat.luck_se:.0f}",
-        f"Switch window: {declared}; declaring was best at turns: {window}",
+        _("Accuracy {accuracy} · mean loss {loss} · luck {luck} ± {se}").format(
+            accuracy=f"{seat.accuracy:.0f}", loss=f"{seat.mean_loss:.1f}",
+            luck=f"{seat.luck:+.0f}", se=f"{seat.luck_se:.0f}"),
+        _("Switch window: {declared}; declaring was best at turns: {window}").format(
+            declared=declared, window=window),
     ]
 
 
@@ -47,25 +54,28 @@ def worst_first(seat: SeatReview) -> list[int]:
 
 def review_text(seat: SeatReview, budget: Budget | None = None) -> Text:
     """The whole review of one seat, for a terminal 80 columns wide."""
-    out = Text(f"Review of {seat.name}\n", style="bold")
+    out = Text(_("Review of {name}").format(name=seat.name) + "\n", style="bold")
     accuracy, window = summary_lines(seat)
     out.append(f"{accuracy}\n", style="bold")
     out.append(f"{window}\n")
-    labels = ", ".join(f"{count} {name}" for name, count in seat.labels().items() if count)
-    out.append(f"{labels or 'no decisions'}\n", style="dim")
+    labels = ", ".join(f"{count} {_(LABEL_WORDS.get(name, name))}"
+                       for name, count in seat.labels().items() if count)
+    out.append(f"{labels or _('no decisions')}\n", style="dim")
     if budget is not None:
-        out.append(f"A quick look ({budget.text()} a decision); losses are points of "
-                   "expected final margin.\n", style="dim")
-    out.append("\nYour decisions, worst first (points lost, the better move below):\n",
-               style="bold")
+        out.append(_("A quick look ({budget} a decision); losses are points of expected "
+                     "final margin.").format(budget=budget.text()) + "\n", style="dim")
+    out.append("\n" + _("Your decisions, worst first (points lost, the better move below):")
+               + "\n", style="bold")
     for i in worst_first(seat):
         d = seat.decisions[i]
-        turn = "mulligan" if d.kind == "mulligan" else f"turn {d.turn}"
+        turn = _("mulligan") if d.kind == "mulligan" else _("turn {turn}").format(turn=d.turn)
         out.append(f"{turn:>9}  ")
-        out.append(f"{d.label:<10}", style=LABEL_STYLES.get(d.label, ""))
-        out.append(f" {d.loss:>5.1f}  played {d.played}\n")
+        out.append(f"{_(LABEL_WORDS.get(d.label, d.label)):<10}",
+                   style=LABEL_STYLES.get(d.label, ""))
+        out.append(f" {d.loss:>5.1f}  " + _("played {action}").format(action=d.played) + "\n")
         if d.best != d.played:
-            out.append(f"{'':>29}better {d.best}\n", style="cyan")
+            out.append(f"{'':>29}" + _("better {action}").format(action=d.best) + "\n",
+                       style="cyan")
     return out
 
 
@@ -73,7 +83,7 @@ class ReviewScreen(Screen[None]):
     """One seat's review, scrollable; Escape or q goes back to the end screen."""
 
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
-        Binding("escape,q", "close", "close"),
+        Binding("escape,q", "close", N_("close")),
     ]
 
     def __init__(self, seat: SeatReview, budget: Budget | None = None) -> None:
@@ -81,12 +91,13 @@ class ReviewScreen(Screen[None]):
         super().__init__(id="review")
         self.seat = seat
         self.budget = budget
+        speak_bindings(self)
 
     def compose(self) -> ComposeResult:
         """The review text in a scrolling pane, and a Close button."""
         with VerticalScroll(id="review-body"):
             yield Static(review_text(self.seat, self.budget), id="review-text")
-        yield Button("Close (Esc)", id="close-review")
+        yield Button(_("Close (Esc)"), id="close-review")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Close by click."""

@@ -24,10 +24,11 @@ from textual.worker import get_current_worker
 from noreturn.analysis import Budget, SeatReview, StoppedError, review_record
 from noreturn.engine import Rules, make_tile
 from noreturn.records import parse_record
+from noreturn.text.lang import N_, _, ngettext
 from noreturn.tui.review import REVIEW_PLAYOUTS, ReviewScreen
-from noreturn.tui.tiles import colour_label
+from noreturn.tui.tiles import colour_label, speak_bindings
 
-RULES_TEXT = """\
+RULES_TEXT = N_("""\
 [b]No Return in brief[/b]
 
 132 tiles: six colours x values 1-11 x two of each. Everyone holds 8 hidden tiles.
@@ -53,21 +54,23 @@ After each turn you refill to 8. When the bag runs empty the round is completed.
 ↑/↓ choose · Enter play · d declare · r / + / - choose the row tail to score ·
 c clear · h hint · w when to switch (declare now or wait?) · u undo · t tile tracker · l log ·
 ? rules · q quit.
-The mouse works too: click tiles, a row tile to aim a score, a move, the buttons."""
+The mouse works too: click tiles, a row tile to aim a score, a move, the buttons.""")
+"""The rules in brief and the keys, in Rich markup; shown through ``_()``."""
 
 
 class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question; answers True for yes."""
 
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
-        Binding("y,enter", "answer(True)", "yes"),
-        Binding("n,escape", "answer(False)", "no"),
+        Binding("y,enter", "answer(True)", N_("yes")),
+        Binding("n,escape", "answer(False)", N_("no")),
     ]
 
-    def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
-        """Ask ``question`` with buttons labelled ``yes`` and ``no``."""
+    def __init__(self, question: str, yes: str = "", no: str = "") -> None:
+        """Ask ``question`` with buttons labelled ``yes`` and ``no`` ("Yes", "No")."""
         super().__init__()
-        self.question, self.yes, self.no = question, yes, no
+        self.question, self.yes, self.no = question, yes or _("Yes"), no or _("No")
+        speak_bindings(self)
 
     def compose(self) -> ComposeResult:
         """The question and two buttons."""
@@ -90,7 +93,7 @@ class TextScreen(ModalScreen[None]):
     """A text over the table, closed by Escape, q, Enter or a click on Close."""
 
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
-        Binding("escape,q,enter,question_mark,t", "close", "close"),
+        Binding("escape,q,enter,question_mark,t", "close", N_("close")),
         Binding("up,k", "scroll_text(-1)", show=False),
         Binding("down,j", "scroll_text(1)", show=False),
         Binding("pageup", "scroll_text(-10)", show=False),
@@ -101,13 +104,14 @@ class TextScreen(ModalScreen[None]):
         """Show ``body`` (Rich markup or Text)."""
         super().__init__(id=screen_id)
         self.body = body
+        speak_bindings(self)
 
     def compose(self) -> ComposeResult:
         """The text (scrolling when the screen is short) and a Close button."""
         with Vertical(classes="dialog wide"):
             with VerticalScroll(classes="text"):
                 yield Static(self.body, classes="body")
-            yield Button("Close (Esc)", id="close")
+            yield Button(_("Close (Esc)"), id="close")
 
     def on_mount(self) -> None:
         """Fit the screen: the text scrolls rather than losing its top (the rules at 80x24)."""
@@ -134,20 +138,21 @@ class LogScreen(ModalScreen[None]):
     """The whole log over the table, scrolled to its end; Escape, q, l or Enter close it."""
 
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
-        Binding("escape,q,l,enter", "close", "close"),
+        Binding("escape,q,l,enter", "close", N_("close")),
     ]
 
     def __init__(self, log: Text) -> None:
         """Show ``log`` (the lines the shown player may see)."""
         super().__init__(id="logscreen")
         self.log_lines = log
+        speak_bindings(self)
 
     def compose(self) -> ComposeResult:
         """The log in a scrolling box and a Close button."""
         with Vertical(classes="dialog wide tall"):
             with VerticalScroll(id="fulllog"):
                 yield Static(self.log_lines)
-            yield Button("Close (Esc)", id="close")
+            yield Button(_("Close (Esc)"), id="close")
 
     def on_mount(self) -> None:
         """Start at the newest line."""
@@ -164,13 +169,13 @@ class LogScreen(ModalScreen[None]):
 
 def rules_screen() -> TextScreen:
     """The short rules and the keys."""
-    return TextScreen(RULES_TEXT, "rules")
+    return TextScreen(_(RULES_TEXT), "rules")
 
 
 def tracker_text(unseen: Counter[int], rules: Rules, color: bool) -> Text:
     """A colour x value grid of how many of each tile a player has not seen yet."""
-    out = Text("Tiles you have not seen yet (in the bag or other hands, or removed unseen)\n\n",
-               style="bold")
+    out = Text(_("Tiles you have not seen yet (in the bag or other hands, or removed unseen)")
+               + "\n\n", style="bold")
     values = range(rules.max_value, 0, -1)
     out.append("          " + "".join(f"{v:>4}" for v in values) + "\n")
     for colour in range(rules.colors):
@@ -181,7 +186,9 @@ def tracker_text(unseen: Counter[int], rules: Rules, color: bool) -> Text:
             count = unseen[make_tile(colour, v)]
             out.append(f"{count if count else '·':>4}", style="bold" if count else "dim")
         out.append("\n")
-    out.append(f"\n{sum(unseen.values())} tiles unseen in all.")
+    total = sum(unseen.values())
+    out.append("\n" + ngettext("{n} tile unseen in all.", "{n} tiles unseen in all.", total).format(
+        n=total))
     return out
 
 
@@ -194,20 +201,22 @@ class HandoverScreen(Screen[None]):
     """Hot seat: hides the table until the next player has the keyboard."""
 
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
-        Binding("enter,space", "ready", "ready"),
+        Binding("enter,space", "ready", N_("ready")),
     ]
 
     def __init__(self, name: str) -> None:
         """Hand the keyboard to ``name``."""
         super().__init__(id="handover")
         self.player = name
+        speak_bindings(self)
 
     def compose(self) -> ComposeResult:
         """A plain message and a button: nothing of anyone's hand."""
         with Vertical(classes="dialog"):
-            yield Static(f"Pass the keyboard to [b]{self.player}[/b].\n\n"
-                         f"{self.player}, press Enter when the others cannot see the screen.")
-            yield Button(f"I am {self.player}: show my hand", id="ready", variant="primary")
+            yield Static(_("Pass the keyboard to [b]{name}[/b].\n\n{name}, press Enter when the "
+                           "others cannot see the screen.").format(name=self.player))
+            yield Button(_("I am {name}: show my hand").format(name=self.player), id="ready",
+                         variant="primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Ready by click."""
@@ -233,10 +242,10 @@ class EndScreen(ModalScreen[None]):
     """
 
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
-        Binding("q,enter,escape", "leave", "leave"),
-        Binding("r", "review", "review"),
-        Binding("v", "view_table", "view the table"),
-        Binding("a", "again", "play again"),
+        Binding("q,enter,escape", "leave", N_("leave")),
+        Binding("r", "review", N_("review")),
+        Binding("v", "view_table", N_("view the table")),
+        Binding("a", "again", N_("play again")),
     ]
 
     def __init__(self, lines: list[str], path: str, note: str | None = None,
@@ -254,29 +263,32 @@ class EndScreen(ModalScreen[None]):
         self.reviews: dict[int, SeatReview] = {}
         self.reviewing: int | None = None
         self.asked_again = False
+        speak_bindings(self)
 
     def compose(self) -> ComposeResult:
         """Scores, record path, a Review button per person and a Leave button."""
-        body = Text("Game over. Score = score pile - tiles left in rows. ", style="bold")
-        body.append("(v: the table)\n\n", style="dim")
+        body = Text(_("Game over. Score = score pile - tiles left in rows.") + " ", style="bold")
+        body.append(_("(v: the table)") + "\n\n", style="dim")
         for line in self.lines:
             body.append(f"  {line}\n", style="bold" if line.startswith("1.") else "")
         if self.note:
             body.append(f"\n{self.note}", style="bold")
         if self.path:
-            body.append(f"\nRecord saved: {self.path}\nReplay it: noreturn replay {self.path}")
+            body.append("\n" + _("Record saved: {path}\nReplay it: noreturn replay {path}").format(
+                path=self.path))
         else:
-            body.append("\nThe record is shown when you leave: keep it as a .json file.")
+            body.append("\n" + _("The record is shown when you leave: keep it as a .json file."))
         with Vertical(classes="dialog wide"):
             yield Static(body, id="result")
             if self.reviewers:
                 yield Static("", id="review-status")
             with Horizontal(classes="buttons"):
                 for seat, name in self.reviewers:
-                    label = "Review (r)" if len(self.reviewers) == 1 else f"Review {name}"
+                    label = (_("Review (r)") if len(self.reviewers) == 1
+                             else _("Review {name}").format(name=name))
                     yield Button(label, id=f"review-{seat}")
-                yield Button("Play again (a)", id="again")
-                yield Button("Leave (q)", id="leave", variant="primary")
+                yield Button(_("Play again (a)"), id="again")
+                yield Button(_("Leave (q)"), id="leave", variant="primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Review or leave by click."""
@@ -318,10 +330,12 @@ class EndScreen(ModalScreen[None]):
             return
         if self.reviewing is not None:
             self.asked_again = True  # the progress lines say "still" from now on
-            self._status(f"still reviewing {self._seat_name(self.reviewing)}…", "yellow")
+            self._status(_("still reviewing {name}…").format(name=self._seat_name(self.reviewing)),
+                         "yellow")
             return
         self.reviewing, self.asked_again = seat, False
-        self._status(f"reviewing {self._seat_name(seat)}… (q leaves at once)", "cyan")
+        self._status(_("reviewing {name}… (q leaves at once)").format(name=self._seat_name(seat)),
+                     "cyan")
         self.run_worker(partial(self._review, seat), thread=True, group="review",
                         exit_on_error=False)
 
@@ -348,23 +362,25 @@ class EndScreen(ModalScreen[None]):
             self.app.call_from_thread(self._reviewed, review.seats[0])
 
     def _progressed(self, seat: int, done: int, total: int) -> None:
-        still = "still " if self.asked_again else ""
-        self._status(f"{still}reviewing {self._seat_name(seat)}… {done}/{total}",
-                     "yellow" if still else "cyan")
+        words = (_("still reviewing {name}… {done}/{total}") if self.asked_again
+                 else _("reviewing {name}… {done}/{total}"))
+        self._status(words.format(name=self._seat_name(seat), done=done, total=total),
+                     "yellow" if self.asked_again else "cyan")
 
     def _reviewed(self, review: SeatReview) -> None:
         self.reviewing = None
         self.reviews[review.seat] = review
-        self._status(f"review of {review.name} done: r or Review shows it again", "green")
+        self._status(_("review of {name} done: r or Review shows it again").format(
+            name=review.name), "green")
         if self.app.screen is self:
             self.app.push_screen(ReviewScreen(review, self.budget))
 
     def _failed(self, problem: str) -> None:
         self.reviewing = None
-        self._status(f"the review failed: {problem}", "bold red")
+        self._status(_("the review failed: {problem}").format(problem=problem), "bold red")
 
     def _status(self, text: str, style: str) -> None:
         self.query_one("#review-status", Static).update(Text(text, style=style))
 
     def _seat_name(self, seat: int) -> str:
-        return dict(self.reviewers).get(seat, f"seat {seat}")
+        return dict(self.reviewers).get(seat, _("seat {seat}").format(seat=seat))

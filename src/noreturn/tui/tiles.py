@@ -13,8 +13,12 @@ from collections.abc import Iterable
 
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding
+from textual.dom import DOMNode
 
 from noreturn.engine import COLOUR_LETTERS, COLOUR_NAMES, colour_of, parse_tile, value_of
+from noreturn.text.lang import _
+from noreturn.text.refusals import colour_word
 
 TILE_CODE = re.compile(r"\b[ROYGBP]\d{1,2}\b")
 
@@ -36,7 +40,7 @@ def colour_tag(colour: int) -> str:
 def colour_label(colour: int, color: bool = True) -> Text:
     """``♥R red`` in its colour (or plain)."""
     style = Style(color=FOREGROUNDS[colour], bold=True) if color else Style(bold=True)
-    return Text(f"{colour_tag(colour)} {COLOUR_NAMES[colour]}", style=style)
+    return Text(f"{colour_tag(colour)} {colour_word(COLOUR_NAMES[colour])}", style=style)
 
 
 def tile_label(tile: int) -> str:
@@ -98,3 +102,16 @@ def log_text(lines: Iterable[str], color: bool = True) -> Text:
             at = match.end()
         out.append(line[at:])
     return out
+
+
+def speak_bindings(node: DOMNode) -> None:
+    """Bind ``node``'s shown keys again with their descriptions in the current language.
+
+    Textual reads ``BINDINGS`` when the class is made, before a language is chosen, so the
+    descriptions there are English and only marked (``N_``); the footer shows what this
+    binds per instance.
+    """
+    for binding in getattr(type(node), "BINDINGS", []):
+        if isinstance(binding, Binding) and binding.show and binding.description:
+            node._bindings.bind(binding.key, binding.action, _(binding.description),
+                                key_display=binding.key_display)

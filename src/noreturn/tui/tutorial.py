@@ -16,6 +16,7 @@ from pathlib import Path
 
 from noreturn.engine import Action, Declare, Exchange, Rules, Stage
 from noreturn.table import LocalTable, make_seats
+from noreturn.text.lang import N_, _
 from noreturn.tui.app import NoReturnApp
 from noreturn.tui.screens import TextScreen
 
@@ -44,59 +45,59 @@ def _rows(table: LocalTable) -> int:
 
 
 LESSONS = (
-    Lesson("mulligan", "Welcome: the mulligan",
-           "You play against Bea, an easy bot. Before the first turn you may set aside any "
-           "of your 8 tiles, once, and draw as many new ones. Low tiles (1-4) start no row "
-           "and pay little: select them with their number keys (1-8), then press Enter to "
-           "set them aside, or press Enter with nothing selected to keep your hand.\n\n"
-           "h shows a hint at any time, ? the rules, q quits (the game is saved).",
-           lambda table, _: table.state.stage is Stage.MULLIGAN),
-    Lesson("place", "Phase 1: building rows",
-           "Each turn you either place tiles or exchange them. You place tiles of one "
-           "colour in your row of that colour (one row per colour). A row runs downwards: "
-           "each tile must be no higher than the lowest one already in it (equal is fine). "
-           "Start rows high, with 9s to 11s.\n\nSelect tiles of one colour and press Enter "
-           "to place them (p picks placing when several moves are offered).",
-           lambda table, _: table.state.stage is Stage.PLAY and _phase(table) == 1),
-    Lesson("rows", "Your rows count against you, for now",
-           "Your rows are public, and until you score them their tiles count against you: "
-           "that is the negative 'score now'. Once scored in phase 2 they count for you, a "
-           "swing of twice their value. So build what you can score in time.",
-           lambda table, _: _phase(table) == 1 and _rows(table) >= 2),
-    Lesson("exchange", "Exchanging",
-           "Nothing worth placing? Exchange: select 1 to 4 tiles that fit no row, press e, "
-           "then Enter. They leave the game and you draw as many. Careful: the bag is the "
-           "clock. Every tile drawn, by anyone, brings the end nearer.",
+    Lesson("mulligan", N_("Welcome: the mulligan"),
+           N_("You play against Bea, an easy bot. Before the first turn you may set aside any "
+              "of your 8 tiles, once, and draw as many new ones. Low tiles (1-4) start no row "
+              "and pay little: select them with their number keys (1-8), then press Enter to "
+              "set them aside, or press Enter with nothing selected to keep your hand.\n\n"
+              "h shows a hint at any time, ? the rules, q quits (the game is saved)."),
+           lambda table, _hinted: table.state.stage is Stage.MULLIGAN),
+    Lesson("place", N_("Phase 1: building rows"),
+           N_("Each turn you either place tiles or exchange them. You place tiles of one "
+              "colour in your row of that colour (one row per colour). A row runs downwards: "
+              "each tile must be no higher than the lowest one already in it (equal is fine). "
+              "Start rows high, with 9s to 11s.\n\nSelect tiles of one colour and press Enter "
+              "to place them (p picks placing when several moves are offered)."),
+           lambda table, _hinted: table.state.stage is Stage.PLAY and _phase(table) == 1),
+    Lesson("rows", N_("Your rows count against you, for now"),
+           N_("Your rows are public, and until you score them their tiles count against you: "
+              "that is the negative 'score now'. Once scored in phase 2 they count for you, a "
+              "swing of twice their value. So build what you can score in time."),
+           lambda table, _hinted: _phase(table) == 1 and _rows(table) >= 2),
+    Lesson("exchange", N_("Exchanging"),
+           N_("Nothing worth placing? Exchange: select 1 to 4 tiles that fit no row, press e, "
+              "then Enter. They leave the game and you draw as many. Careful: the bag is the "
+              "clock. Every tile drawn, by anyone, brings the end nearer."),
            lambda table, hinted: isinstance(hinted, Exchange) and _phase(table) == 1),
-    Lesson("clock", "When to switch?",
-           "The game ends one round after the bag runs dry. In phase 2 you score one row "
-           "tail a turn, so your rows need several turns to score. Watch the bag in the top "
-           "line; w weighs declaring now against waiting, and the hint says how many turns "
-           "are left and how many your rows need.",
-           lambda table, _: _phase(table) == 1 and _rows(table) >= 3
+    Lesson("clock", N_("When to switch?"),
+           N_("The game ends one round after the bag runs dry. In phase 2 you score one row "
+              "tail a turn, so your rows need several turns to score. Watch the bag in the top "
+              "line; w weighs declaring now against waiting, and the hint says how many turns "
+              "are left and how many your rows need."),
+           lambda table, _hinted: _phase(table) == 1 and _rows(table) >= 3
            and len(table.state.bag) < 75),
-    Lesson("declare", "Declaring: no return",
-           "Now your rows need about as many scoring turns as are left. Press d (or Enter "
-           "on this hint) to switch to phase 2. It is for good, there is no return, and "
-           "this same turn goes on with a score.",
-           lambda _, hinted: isinstance(hinted, Declare)),
-    Lesson("score", "Phase 2: scoring",
-           "Score the lowest tiles of one row: the aimed tail is marked (r: next row, + and "
-           "-: more or fewer tiles). Pay with tiles of ONE colour, any colour, whose values "
-           "add up to at least the tail's sum; overpaying is allowed. Select the payment and "
-           "press Enter. Paid tiles leave the game; scored ones go to your pile.",
-           lambda table, _: table.state.stage is Stage.PLAY and _phase(table) == 2),
+    Lesson("declare", N_("Declaring: no return"),
+           N_("Now your rows need about as many scoring turns as are left. Press d (or Enter "
+              "on this hint) to switch to phase 2. It is for good, there is no return, and "
+              "this same turn goes on with a score."),
+           lambda _table, hinted: isinstance(hinted, Declare)),
+    Lesson("score", N_("Phase 2: scoring"),
+           N_("Score the lowest tiles of one row: the aimed tail is marked (r: next row, + and "
+              "-: more or fewer tiles). Pay with tiles of ONE colour, any colour, whose values "
+              "add up to at least the tail's sum; overpaying is allowed. Select the payment and "
+              "press Enter. Paid tiles leave the game; scored ones go to your pile."),
+           lambda table, _hinted: table.state.stage is Stage.PLAY and _phase(table) == 2),
 )
 
 END_LESSON = Lesson(
-    "end", "That is the game",
-    "Score = your score pile minus the tiles left in your rows. Three tips for the next "
-    "game:\n  - start rows high and go down in small steps;\n  - declare a little early "
-    "rather than late: a tile left in a row costs twice its value;\n  - pay with the "
-    "colour you hold most of, and let the rest of that colour go with it: the refill "
-    "brings fresh tiles at no cost of a turn.\n\nnoreturn play starts a game against "
-    "the medium bot; noreturn play --bots hard when you win those.",
-    lambda table, _: table.is_over())
+    "end", N_("That is the game"),
+    N_("Score = your score pile minus the tiles left in your rows. Three tips for the next "
+       "game:\n  - start rows high and go down in small steps;\n  - declare a little early "
+       "rather than late: a tile left in a row costs twice its value;\n  - pay with the "
+       "colour you hold most of, and let the rest of that colour go with it: the refill "
+       "brings fresh tiles at no cost of a turn.\n\nnoreturn play starts a game against "
+       "the medium bot; noreturn play --bots hard when you win those."),
+    lambda table, _hinted: table.is_over())
 
 
 class TutorialApp(NoReturnApp):
@@ -116,7 +117,7 @@ class TutorialApp(NoReturnApp):
     def _teach(self) -> None:
         if self.table.is_over() or not self.table.human_to_move() or self._covered():
             return
-        hinted, _ = self.table.hint()
+        hinted, _reason = self.table.hint()
         for lesson in LESSONS:
             if lesson.key not in self.taught and lesson.due(self.table, hinted):
                 self._show(lesson)
@@ -124,9 +125,9 @@ class TutorialApp(NoReturnApp):
 
     def _show(self, lesson: Lesson, then: Callable[[], None] | None = None) -> None:
         self.taught.append(lesson.key)
-        body = f"[b]{lesson.title}[/b]\n\n{lesson.text}"
+        body = f"[b]{_(lesson.title)}[/b]\n\n{_(lesson.text)}"
         self.push_screen(TextScreen(body, f"lesson-{lesson.key}"),
-                         (lambda _: then()) if then else None)
+                         (lambda _closed: then()) if then else None)
 
     def _end(self) -> None:
         """The last lesson, then the end screen."""
@@ -138,7 +139,7 @@ class TutorialApp(NoReturnApp):
 
 def tutorial_table(save_dir: Path | None = None) -> LocalTable:
     """The tutorial's game: you against the easy bot on the prepared deal."""
-    return LocalTable(make_seats(2, ["You"], ["easy"]), Rules(players=2), TUTORIAL_SEED,
+    return LocalTable(make_seats(2, [_("You")], ["easy"]), Rules(players=2), TUTORIAL_SEED,
                       save_dir)
 
 

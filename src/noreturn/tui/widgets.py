@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from noreturn.engine import Stage, View, value_of
 from noreturn.table import LocalTable
+from noreturn.text.lang import _
 from noreturn.tui import moves
 from noreturn.tui.moves import Candidate, Target
 from noreturn.tui.tiles import ROW_PREFIX, row_text, tile_face, tiles_inline
@@ -40,7 +41,7 @@ class HandView(Static):
              color: bool) -> None:
         """Draw ``order`` (None: hidden, in a hot-seat hand-over)."""
         if order is None:
-            self.update(Text("(hidden until its player is at the keyboard)", style="dim"))
+            self.update(Text(_("(hidden until its player is at the keyboard)"), style="dim"))
             return
         numbers, faces, marks = Text(), Text(), Text()
         for i, tile in enumerate(order):
@@ -88,14 +89,16 @@ class PlayerPanel(Static):
         width = max(self.content_size.width, 20)
         pile = sum(value_of(t) for t in seen.piles[seat])
         moving = seat == seen.to_move and not seen.is_over
-        facts = [("▶ " if moving else "  ") + title, f"score now {seen.scores[seat]}",
-                 f"phase {seen.phases[seat]}", f"hand {seen.hand_counts[seat]}",
-                 f"score pile {pile}"]
+        facts = [("▶ " if moving else "  ") + title,
+                 _("score now {score}").format(score=seen.scores[seat]),
+                 _("phase {phase}").format(phase=seen.phases[seat]),
+                 _("hand {count}").format(count=seen.hand_counts[seat]),
+                 _("score pile {points}").format(points=pile)]
         lines = [Text(line, style="bold" if not n else "")
                  for n, line in enumerate(pack(facts, width, "  ", " · "))]
         rows = [c for c, r in enumerate(seen.rows[seat]) if r]
         if not rows:
-            lines.append(Text("  no rows yet", style="dim"))
+            lines.append(Text("  " + _("no rows yet"), style="dim"))
         spans: list[tuple[int, int, int, int]] = []
         line, column = Text(), 0
         for colour in rows:
@@ -179,8 +182,8 @@ class MovePanel(Static):
 def _verdict(option: Candidate, color: bool) -> Text:
     """``✓ legal`` or ``✗ <why not>``, in green or red unless colours are off."""
     if option.legal:
-        return Text("✓ legal: Enter plays it", style="bold green" if color else "bold")
-    mark = "✗ not allowed: " if option.action is not None else "… "
+        return Text(_("✓ legal: Enter plays it"), style="bold green" if color else "bold")
+    mark = _("✗ not allowed: ") if option.action is not None else "… "
     style = ("bold red" if option.action is not None else "yellow") if color else ""
     return Text(mark + (option.problem or ""), style=style)
 
@@ -188,18 +191,18 @@ def _verdict(option: Candidate, color: bool) -> Text:
 def status_text(seen: View, names: list[str], thinking: bool) -> Text:
     """The top line: bag, turn, the last round, and who is doing what."""
     if seen.is_over:
-        doing = "game over"
+        doing = _("game over")
     elif thinking:
-        doing = f"{names[seen.to_move]} is thinking…"
+        doing = _("{name} is thinking…").format(name=names[seen.to_move])
     elif seen.my_turn and seen.seat is not None:
-        what = ("mulligan" if seen.stage is Stage.MULLIGAN
-                else f"turn (phase {seen.phases[seen.seat]})")
-        doing = f"{names[seen.seat]}, your {what}"
+        doing = (_("{name}, your mulligan") if seen.stage is Stage.MULLIGAN
+                 else _("{name}, your turn (phase {phase})")).format(
+            name=names[seen.seat], phase=seen.phases[seen.seat])
     else:
-        doing = f"{names[seen.to_move]} to move"
-    last = " · LAST ROUND" if seen.ending else ""
-    return Text(f"No Return · bag {seen.bag_count} · turn {seen.turns + 1}{last} · {doing}",
-                style="bold")
+        doing = _("{name} to move").format(name=names[seen.to_move])
+    last = " · " + _("LAST ROUND") if seen.ending else ""
+    return Text(_("No Return · bag {bag} · turn {turn}").format(
+        bag=seen.bag_count, turn=seen.turns + 1) + f"{last} · {doing}", style="bold")
 
 
 def score_help(table: LocalTable, seen: View, target: Target | None, color: bool) -> list[Text]:
@@ -208,16 +211,16 @@ def score_help(table: LocalTable, seen: View, target: Target | None, color: bool
             or not target):
         return []
     due = moves.tail_sum(seen, target)
-    aim = Text("Score target: ").append_text(tiles_inline(moves.tail(seen, target), color))
-    aim.append(f" = {due} to pay   (r: next row, +/-: more or fewer tiles)")
+    aim = Text(_("Score target: ")).append_text(tiles_inline(moves.tail(seen, target), color))
+    aim.append(_(" = {due} to pay   (r: next row, +/-: more or fewer tiles)").format(due=due))
     pays = moves.payments(table, target)
-    enough = Text("Payments that suffice: ")
+    enough = Text(_("Payments that suffice: "))
     if not pays:
-        enough.append("none in your hand", style="bold")
+        enough.append(_("none in your hand"), style="bold")
     for i, pay in enumerate(pays[: moves.PAYMENTS_SHOWN]):
         enough.append(" · " if i else "")
         enough.append_text(tiles_inline(pay, color))
         enough.append(f" ({sum(value_of(t) for t in pay)})")
     if len(pays) > moves.PAYMENTS_SHOWN:
-        enough.append(f" · {len(pays) - moves.PAYMENTS_SHOWN} more")
+        enough.append(" · " + _("{n} more").format(n=len(pays) - moves.PAYMENTS_SHOWN))
     return [aim, enough]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -9,6 +11,40 @@ from typing import Annotated
 import typer
 
 from noreturn.engine import NoReturnError, Rules
+from noreturn.text.lang import LANGUAGES, _, from_environment, set_language
+
+
+def _early_language(argv: Sequence[str]) -> str:
+    """The language of this run, read before the commands' help is written: ``--lang X``
+    anywhere on the command line, else the terminal's (LANG and friends)."""
+    for i, arg in enumerate(argv):
+        wanted = (argv[i + 1] if arg == "--lang" and i + 1 < len(argv)
+                  else arg.removeprefix("--lang=") if arg.startswith("--lang=") else None)
+        if wanted is not None and wanted in LANGUAGES:
+            return wanted
+    return from_environment()
+
+
+set_language(_early_language(sys.argv[1:]))
+
+
+class Lang(StrEnum):
+    """The languages a player may choose (``--lang``)."""
+
+    en = "en"
+    de = "de"
+
+
+def _chosen_language(lang: Lang | None) -> Lang | None:
+    """``--lang``'s callback: the words from here on are in that language."""
+    if lang is not None:
+        set_language(lang.value)
+    return lang
+
+
+LangOption = Annotated[Lang | None, typer.Option(
+    help=_("language of the game: en or de (default: the terminal's LANG)"),
+    callback=_chosen_language, show_default=False)]
 
 
 class Policy(StrEnum):
@@ -19,12 +55,17 @@ class Policy(StrEnum):
 
 app = typer.Typer(
     name="noreturn",
-    help="No Return (Marco Teubner, 2019): play, serve online tables, check records, "
-         "simulate and benchmark.",
+    help=_("No Return (Marco Teubner, 2019): play, serve online tables, check records, "
+           "simulate and benchmark."),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def _everywhere(lang: LangOption = None) -> None:
+    """``noreturn --lang de COMMAND``: the language for any command (``play --lang`` too)."""
 
 
 def _output_dir(folder: Path | None) -> Path | None:
@@ -62,35 +103,38 @@ def replay(
     raise typer.Exit(replay_command(file, seat))
 
 
-@app.command()
+@app.command(help=_("Play against bots (or friends, --hotseat) full screen, or with plain "
+                    "prompts; --resume [RECORD] goes on with a saved game."))
 def play(
-    players: Annotated[int, typer.Option(min=2, max=4, help="players, you included")] = 2,
+    players: Annotated[int, typer.Option(min=2, max=4, help=_("players, you included"))] = 2,
     bots: Annotated[str, typer.Option(
-        help="bot specs or levels (easy, medium, hard, expert), one per bot seat, "
-             "cycled: medium,hard")] = "medium",
+        help=_("bot specs or levels (easy, medium, hard, expert), one per bot seat, "
+               "cycled: medium,hard"))] = "medium",
     seat_name: Annotated[str, typer.Option(
-        help="your name; with --hotseat every player's, comma-separated")] = "Ada",
-    seed: Annotated[int | None, typer.Option(help="seed for a game you can play again")] = None,
+        help=_("your name; with --hotseat every player's, comma-separated"))] = "Ada",
+    seed: Annotated[int | None, typer.Option(
+        help=_("seed for a game you can play again"))] = None,
     hotseat: Annotated[bool, typer.Option(
-        "--hotseat", help="every seat a person at this keyboard; hands hidden between turns")
-    ] = False,
+        "--hotseat", help=_("every seat a person at this keyboard; hands hidden between "
+                            "turns"))] = False,
     no_color: Annotated[bool, typer.Option(
-        "--no-color", help="no colours: tiles keep their letters and symbols")] = False,
+        "--no-color", help=_("no colours: tiles keep their letters and symbols"))] = False,
     plain: Annotated[bool, typer.Option(
-        "--plain", help="plain line prompts instead of the full-screen game")] = False,
-    rules: Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=6")] = "",
+        "--plain", help=_("plain line prompts instead of the full-screen game"))] = False,
+    rules: Annotated[str, typer.Option(
+        help=_("size parameters, e.g. colors=3,max_value=6"))] = "",
     save_dir: Annotated[Path | None, typer.Option(
-        help="folder where the record is saved", callback=_output_dir)] = None,
+        help=_("folder where the record is saved"), callback=_output_dir)] = None,
     bot_delay: Annotated[float, typer.Option(
-        min=0, help="seconds before a bot's move shows")] = 0.6,
+        min=0, help=_("seconds before a bot's move shows"))] = 0.6,
     resume: Annotated[bool, typer.Option(
-        "--resume", help="go on with a saved unfinished game: RECORD, or the newest one in "
-                         "the save folder")] = False,
+        "--resume", help=_("go on with a saved unfinished game: RECORD, or the newest one "
+                           "in the save folder"))] = False,
     record: Annotated[Path | None, typer.Argument(
-        help="the record to resume (with --resume)", show_default=False)] = None,
+        help=_("the record to resume (with --resume)"), show_default=False)] = None,
+    lang: LangOption = None,
 ) -> None:
-    """Play against bots (or friends, --hotseat) full screen, or with plain prompts;
-    --resume [RECORD] goes on with a saved game."""
+    """Play a game in the terminal (the help above is the translated one)."""
     from noreturn.table import make_seats  # noqa: PLC0415
     from noreturn.tui.play import play_command  # noqa: PLC0415 - keeps startup fast
 
@@ -124,16 +168,18 @@ def _to_resume(resume: bool, record: Path | None, save_dir: Path | None) -> Path
         raise typer.BadParameter(str(exc), param_hint="--resume") from exc
 
 
-@app.command()
+@app.command(help=_("A guided first game: each move explained when it comes, against the "
+                    "easy bot."))
 def tutorial(
     no_color: Annotated[bool, typer.Option(
-        "--no-color", help="no colours: tiles keep their letters and symbols")] = False,
+        "--no-color", help=_("no colours: tiles keep their letters and symbols"))] = False,
     save_dir: Annotated[Path | None, typer.Option(
-        help="folder where the record is saved", callback=_output_dir)] = None,
+        help=_("folder where the record is saved"), callback=_output_dir)] = None,
     bot_delay: Annotated[float, typer.Option(
-        min=0, help="seconds before a bot's move shows")] = 1.0,
+        min=0, help=_("seconds before a bot's move shows"))] = 1.0,
+    lang: LangOption = None,
 ) -> None:
-    """A guided first game: each move explained when it comes, against the easy bot."""
+    """The guided first game (the help above is the translated one)."""
     from noreturn.tui.tutorial import run_tutorial  # noqa: PLC0415 - Textual loads here
 
     raise typer.Exit(run_tutorial(save_dir, bot_delay, color=not no_color))
@@ -345,44 +391,46 @@ def _seats(text: str) -> list[int] | None:
                                  "or all", param_hint="--seat") from None
 
 
-@app.command()
+@app.command(help=_("Online tables: lobby, seat links, play in the browser, records and "
+                    "replays."))
 def serve(
-    host: Annotated[str, typer.Option(help="address to listen on (0.0.0.0: every one)")] = (
+    host: Annotated[str, typer.Option(help=_("address to listen on (0.0.0.0: every one)"))] = (
         "127.0.0.1"),
-    port: Annotated[int, typer.Option(min=0, max=65535, help="port to listen on")] = 8000,
+    port: Annotated[int, typer.Option(min=0, max=65535, help=_("port to listen on"))] = 8000,
     db: Annotated[str | None, typer.Option(
-        help="database URL: sqlite:///PATH or postgresql://USER@HOST/DB "
-             "(default: SQLite under $XDG_DATA_HOME/noreturn)")] = None,
+        help=_("database URL: sqlite:///PATH or postgresql://USER@HOST/DB "
+               "(default: SQLite under $XDG_DATA_HOME/noreturn)"))] = None,
     bot_delay: Annotated[float, typer.Option(
-        min=0, help="seconds before each bot move, so people can follow")] = 0.6,
+        min=0, help=_("seconds before each bot move, so people can follow"))] = 0.6,
     redis: Annotated[str | None, typer.Option(
         envvar="NORETURN_REDIS_URL",
-        help="Redis URL (redis://HOST:6379/0) to run several processes on one PostgreSQL "
-             "database: table updates go through Redis (docs/deploy.md)")] = None,
+        help=_("Redis URL (redis://HOST:6379/0) to run several processes on one PostgreSQL "
+               "database: table updates go through Redis (docs/deploy.md)"))] = None,
     takeover_after: Annotated[float, typer.Option(
-        min=0.5, help="seconds a game may wait on a bot before this process moves it "
-                      "(another process died)")] = 10.0,
+        min=0.5, help=_("seconds a game may wait on a bot before this process moves it "
+                        "(another process died)"))] = 10.0,
     create_limit: Annotated[int, typer.Option(
-        min=0, help="tables one address may create per minute (0: no limit)")] = 300,
+        min=0, help=_("tables one address may create per minute (0: no limit)"))] = 300,
     lobby_hours: Annotated[float, typer.Option(
-        min=0.01, help="hours a table may stay unchanged in the lobby before it is "
-                       "abandoned")] = 24.0,
+        min=0.01, help=_("hours a table may stay unchanged in the lobby before it is "
+                         "abandoned"))] = 24.0,
     idle_hours: Annotated[float, typer.Option(
-        min=0.01, help="hours a game may go without a move before it is abandoned")] = 168.0,
+        min=0.01, help=_("hours a game may go without a move before it is abandoned"))] = 168.0,
     seat_limit: Annotated[int, typer.Option(
-        min=0, help="joins, starts, leaves and closes one address may make per minute, "
-                    "together (0: no limit)")] = 900,
+        min=0, help=_("joins, starts, leaves and closes one address may make per minute, "
+                      "together (0: no limit)"))] = 900,
     socket_limit: Annotated[int, typer.Option(
-        min=0, help="WebSockets one address may hold open (0: no limit)")] = 64,
+        min=0, help=_("WebSockets one address may hold open (0: no limit)"))] = 64,
     failed_hello_limit: Annotated[int, typer.Option(
-        min=0, help="refused WebSocket hellos (wrong token, no such table) one address may "
-                    "make per minute (0: no limit)")] = 30,
+        min=0, help=_("refused WebSocket hellos (wrong token, no such table) one address may "
+                      "make per minute (0: no limit)"))] = 30,
     review_playouts: Annotated[int, typer.Option(
-        min=0, help="finished games are reviewed in the background, one at a time at a low "
-                    "priority, at this many playouts a decision (0: no reviews; "
-                    "docs/review.md)")] = 200,
+        min=0, help=_("finished games are reviewed in the background, one at a time at a low "
+                      "priority, at this many playouts a decision (0: no reviews; "
+                      "docs/review.md)"))] = 200,
+    lang: LangOption = None,
 ) -> None:
-    """Online tables: lobby, seat links, play in the browser, records and replays."""
+    """Serve online tables (the help above is the translated one)."""
     try:
         import uvicorn  # noqa: PLC0415 - keeps startup fast
 
@@ -410,9 +458,10 @@ def serve(
         typer.echo(f"noreturn serve: {exc}", err=True)
         raise typer.Exit(2) from None
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
-    typer.echo(f"noreturn server: open http://{shown}:{port}/ in a browser "
-               f"(database {_safe_url(url)}"
-               f"{'; updates through Redis' if redis else ''}; Ctrl+C stops)")
+    typer.echo(_("noreturn server: open http://{host}:{port}/ in a browser (database {db}"
+                 "{redis}; Ctrl+C stops)").format(
+        host=shown, port=port, db=_safe_url(url),
+        redis=_("; updates through Redis") if redis else ""))
     # Client messages are a few hundred bytes: a small frame limit keeps floods cheap.
     # Per-message deflate costs CPU on every state and saves little on loopback or LAN.
     uvicorn.run(server_app, host=host, port=port, log_level="info", ws_max_size=WS_MAX_SIZE,

@@ -36,7 +36,6 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import PG_URL, _with_schema, pg_problem
 from srvkit import (
     StateReader,
     free_port,
@@ -49,6 +48,7 @@ from srvkit import (
 )
 from typer.testing import CliRunner
 
+from conftest import PG_URL, _with_schema, pg_problem
 from noreturn.cli import app
 from noreturn.engine import parse_action
 from noreturn.records import check_record, replay_states

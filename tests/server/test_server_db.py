@@ -14,10 +14,10 @@ import sqlalchemy.exc
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from conftest import PG_URL
 from sqlalchemy import Engine, event, inspect
 from sqlalchemy.exc import IntegrityError
 
+from conftest import PG_URL
 from noreturn.server.db import (
     Base,
     MoveRow,

@@ -13,7 +13,6 @@ from typing import Any, NamedTuple
 
 import httpx
 import pytest
-from conftest import PG_URL
 from fastapi.testclient import TestClient
 from rofile import read_only
 from sqlalchemy import select
@@ -31,6 +30,7 @@ from srvkit import (
 )
 from starlette.websockets import WebSocketDisconnect
 
+from conftest import PG_URL
 from noreturn.server import create_app
 from noreturn.server.db import TableRow, make_engine
 from noreturn.server.dbfaults import FAULTS, describe

@@ -8,10 +8,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from conftest import PG_URL, pg_problem
 from rofile import read_only
 from srvkit import free_port, spawn_serve
 
+from conftest import PG_URL, pg_problem
 from noreturn.server.db import make_engine, migrate
 
 

@@ -3,7 +3,7 @@
 Every sentence a player reads is written in English inside ``_()`` or ``ngettext()``, with
 named blanks filled after translation (``_("{name} passed").format(name=name)``), so a
 translator can reorder them. ``pybabel extract`` finds those calls (babel.cfg); the German
-catalog lives in ``noreturn/locale/de/LC_MESSAGES`` and its compiled ``.mo`` file ships in
+catalog lives in ``noreturn/text/locale/de/LC_MESSAGES`` and its compiled ``.mo`` file ships in
 the package (docs/translating.md says how to update both).
 
 A process has one language (``set_language``: the terminal game, the command line); a
@@ -21,7 +21,7 @@ from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 
-LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 """Where the compiled catalogs lie: ``<lang>/LC_MESSAGES/<domain>.mo``."""
 
 DOMAIN = "noreturn"

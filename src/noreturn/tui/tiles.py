@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding
 from textual.dom import DOMNode
 
 from noreturn.engine import COLOUR_LETTERS, COLOUR_NAMES, colour_of, parse_tile, value_of
@@ -105,13 +105,14 @@ def log_text(lines: Iterable[str], color: bool = True) -> Text:
 
 
 def speak_bindings(node: DOMNode) -> None:
-    """Bind ``node``'s shown keys again with their descriptions in the current language.
+    """Give ``node``'s keys their descriptions in the current language.
 
     Textual reads ``BINDINGS`` when the class is made, before a language is chosen, so the
-    descriptions there are English and only marked (``N_``); the footer shows what this
-    binds per instance.
+    descriptions there are English and only marked (``N_``); this replaces each of the
+    node's bindings by a copy described through ``_()``, which the footer then shows
+    (Textual's own keys keep their words: they are not in our catalog).
     """
-    for binding in getattr(type(node), "BINDINGS", []):
-        if isinstance(binding, Binding) and binding.show and binding.description:
-            node._bindings.bind(binding.key, binding.action, _(binding.description),
-                                key_display=binding.key_display)
+    bindings = node._bindings.key_to_bindings  # Textual keeps them per node, by key
+    for key, bound in bindings.items():
+        bindings[key] = [replace(b, description=_(b.description)) if b.description else b
+                         for b in bound]

@@ -1,0 +1,138 @@
+"""Languages: choosing one, the German catalog complete and compiled, refusals translated."""
+
+from __future__ import annotations
+
+import re
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+import noreturn
+from noreturn.engine import RULE_CODES, Refusal
+from noreturn.text.lang import (
+    LOCALE_DIR,
+    _,
+    from_accept_language,
+    from_environment,
+    language,
+    ngettext,
+    set_language,
+    speaking,
+)
+from noreturn.text.refusals import refusal_text
+
+PACKAGE = Path(noreturn.__file__).resolve().parent
+ROOT = PACKAGE.parent.parent
+PO = LOCALE_DIR / "de" / "LC_MESSAGES" / "noreturn.po"
+MO = LOCALE_DIR / "de" / "LC_MESSAGES" / "noreturn.mo"
+BLANK = re.compile(r"\{(\w*)\}")
+
+
+def extracted() -> set[str | tuple[str, ...]]:
+    """Every message the sources hold now, found as ``pybabel extract`` finds them."""
+    with (ROOT / "babel.cfg").open() as cfg:
+        method_map, options_map = parse_mapping_cfg(cfg)
+    keywords = {**DEFAULT_KEYWORDS, "Refusal": (2,)}
+    found: set[str | tuple[str, ...]] = set()
+    for _file, _line, message, _comments, context in extract_from_dir(
+            str(PACKAGE), method_map, options_map, keywords=keywords):
+        found.add((context, message) if context else message)
+    return found
+
+
+def catalog_key(message_id: str | tuple[str, ...], context: str | None) -> object:
+    return (context, message_id) if context else message_id
+
+
+def test_every_word_in_the_sources_has_its_german_translation() -> None:
+    """A sentence added without a translation fails here: run the commands of
+    docs/translating.md (extract, update, translate, compile)."""
+    catalog = read_po(PO.open("rb"))
+    translated = {catalog_key(m.id, m.context): m for m in catalog if m.id}
+    missing = [m for m in extracted() if m not in translated]
+    assert not missing, f"not in the German catalog: {missing[:5]}"
+    untranslated = [m.id for m in translated.values() if not m.string or "fuzzy" in m.flags
+                    or (isinstance(m.string, tuple) and not all(m.string))]
+    assert not untranslated, f"untranslated or fuzzy: {untranslated[:5]}"
+
+
+def test_translations_keep_every_blank_of_their_english() -> None:
+    """``{name}`` renamed or lost in a translation would raise or mislead at run time."""
+    for message in read_po(PO.open("rb")):
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        wanted = set(BLANK.findall(ids[-1]))
+        for string in strings:
+            assert set(BLANK.findall(string)) == wanted, (message.id, string)
+
+
+def test_the_compiled_catalog_is_the_current_one() -> None:
+    """The .mo file that ships must say what the .po says: compile after every change
+    (``pybabel compile -d src/noreturn/locale -D noreturn``)."""
+    fresh = BytesIO()
+    write_mo(fresh, read_po(PO.open("rb")))
+    assert fresh.getvalue() == MO.read_bytes()
+
+
+def test_the_terminal_language_comes_from_the_locale_variables() -> None:
+    assert from_environment({"LANG": "de_DE.UTF-8"}) == "de"
+    assert from_environment({"LANG": "de_AT"}) == "de"
+    assert from_environment({"LANG": "fr_FR.UTF-8"}) == "en"
+    assert from_environment({}) == "en"
+    assert from_environment({"LC_ALL": "en_US.UTF-8", "LANG": "de_DE.UTF-8"}) == "en"
+    assert from_environment({"LANGUAGE": "fr:de", "LANG": "en_US"}) == "de"
+
+
+def test_the_browser_language_comes_from_accept_language() -> None:
+    assert from_accept_language("de-DE,de;q=0.9,en;q=0.8") == "de"
+    assert from_accept_language("en-GB,en;q=0.9,de;q=0.5") == "en"
+    assert from_accept_language("fr-FR,fr;q=0.9,de;q=0.7") == "de"
+    assert from_accept_language("fr") == "en"
+    assert from_accept_language(None) == "en"
+    assert from_accept_language("de;q=nonsense,en") == "en"
+    assert from_accept_language("x" * 100_000) == "en"  # a hostile header costs little
+
+
+def test_a_reader_language_holds_only_inside_its_block() -> None:
+    assert language() == "en"
+    with speaking("de"):
+        assert _("the game is over") == "das Spiel ist vorbei"
+        assert ngettext("{n} tile", "{n} tiles", 3).format(n=3) == "3 Steine"
+    assert _("the game is over") == "the game is over"
+    with pytest.raises(ValueError, match="choose one of en, de"):
+        set_language("fr")
+
+
+SAMPLE_PARAMS = {"action": "Place()", "tile": "R11", "colours": "ROYGBP", "max_value": 11,
+                 "seat": 1, "count": 2, "have": 1, "wanted": 2, "limit": 4, "lowest": "R9",
+                 "colour": "red", "rows": "R, O", "size": 3, "pay": "B3", "paid": 3, "due": 5,
+                 "name": "Bea"}
+
+
+def test_every_refusal_reads_in_english_as_the_engine_says_and_in_german_translated() -> None:
+    """Each rule code's templates (as the catalog found them in the engine), filled: in
+    English exactly ``Refusal.reason``; in German another sentence, colour names too."""
+    catalog = read_po(PO.open("rb"))
+    engine_templates = [m for m in catalog
+                        if m.id and any("engine/legal.py" in path for path, _l in m.locations)]
+    assert len(engine_templates) >= len(RULE_CODES) - 4  # the table's own and bad_id aside
+    for message in engine_templates:
+        refused = Refusal("some_code", message.id, SAMPLE_PARAMS)
+        assert refusal_text(refused) == refused.reason
+        with speaking("de"):
+            german = refusal_text(refused)
+        assert german != refused.reason
+        assert "red" not in german
+
+
+def test_a_refusal_names_the_colour_in_german() -> None:
+    refused = Refusal("empty_row", "you have no {colour} row to score", {"colour": "green"})
+    with speaking("de"):
+        assert refusal_text(refused) == "du hast keine Reihe Grün zum Werten"

@@ -1,0 +1,88 @@
+"""A whole game in German, in the full-screen game and with plain prompts.
+
+Every sentence a player reads there goes through the catalog; these games check that the
+German one is the one shown, from the first hand to the result, and that no English
+sentence of ours is left on the way (the notation of moves, R11 or "score R x2 pay B7",
+stays as it is: it is the game's notation, not a sentence).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from test_tui import drive, new_app, settle, text
+from textual.pilot import Pilot
+
+from noreturn.engine import Declare, Rules
+from noreturn.table import make_seats
+from noreturn.text.lang import set_language
+from noreturn.tui.app import NoReturnApp
+from noreturn.tui.plain import run_plain
+from noreturn.tui.screens import EndScreen
+
+ENGLISH = ("your turn", "Your hand", "hint:", "Record saved", "not allowed", "score now",
+           "placed", "exchanged", "drew", "scored", "Game over", "the bag", "phase 2 (no")
+"""Pieces of our English sentences that must not show in a German game."""
+
+
+def test_a_whole_game_in_german_in_the_full_screen_game(tmp_path: Path) -> None:
+    set_language("de")
+    app = new_app(tmp_path, make_seats(2, ["Ada"], ["heuristic"]), Rules(players=2), seed=3)
+    seen: list[str] = []
+
+    def look(app: NoReturnApp) -> None:
+        screen = app.screen
+        for selector in ("#status", "#message", "#lastlog", "#candidates", "#log", "#me"):
+            seen.extend(str(w.content) for w in screen.query(selector))  # type: ignore[attr-defined]
+        seen.extend(str(getattr(w, "border_title", "") or "") for w in screen.query("*"))
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        while not app.table.is_over():
+            look(app)
+            await pilot.press("h")
+            look(app)
+            if isinstance(app.hinted, Declare):
+                await pilot.press("d")
+                seen.append(text(app, "#question"))
+                await pilot.press("y")
+            else:
+                await pilot.press("enter")
+            await settle(pilot)
+        assert isinstance(app.screen, EndScreen)
+        seen.append(text(app, "#result"))
+        await pilot.press("q")
+
+    drive(app, body)
+    shown = "\n".join(seen)
+    for german in ("Deine Hand", "Dein Zug", "Beutel", "dein Zug (Phase 1)", "Tipp: ",
+                   "In Phase 2 wechseln?", "wertete", "Spielende. Punkte = Punktestapel",
+                   "Aufzeichnung gespeichert", "Stand"):
+        assert german in shown, german
+    for english in ENGLISH:
+        assert english not in shown, english
+
+
+def test_the_footer_names_the_keys_in_german(tmp_path: Path) -> None:
+    set_language("de")
+    app = new_app(tmp_path)
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        described = {b.binding.description for b in app.active_bindings.values()}
+        assert {"Tipp", "wechseln", "Regeln", "beenden", "zurück"} <= described
+
+    drive(app, body)
+
+
+def test_a_whole_game_in_german_with_plain_prompts(tmp_path: Path) -> None:
+    set_language("de")
+    out: list[str] = []
+    code = run_plain(players=2, name="Ada", seed=5, stdin=io.StringIO("1\n" * 400),
+                     save_dir=tmp_path, write=out.append)
+    assert code == 0
+    shown = "\n".join(out)
+    for german in ("No Return: du bist Ada", "deine Hand:", "dein Zug> ", "tauschte",
+                   "Endstand:", "= Stapel", "Aufzeichnung gespeichert"):
+        assert german in shown, german
+    for english in (*ENGLISH, "final scores", "your move> ", "record saved"):
+        assert english not in shown, english

@@ -111,11 +111,17 @@ class Player(StateReader):
     welcome: dict[str, Any] = field(default_factory=dict)
     messages: list[tuple[int, str, dict[str, Any]]] = field(default_factory=list)
     sent: str = ""
+    lang: str | None = None
+    """The language asked for in the hello (None: not asked, English)."""
 
     def hello(self) -> None:
         """Say hello; read the welcome and the first state."""
-        self.ws.send_json({"type": "hello", "token": self.token} if self.token is not None
-                          else {"type": "hello"})
+        hello: dict[str, Any] = {"type": "hello"}
+        if self.token is not None:
+            hello["token"] = self.token
+        if self.lang is not None:
+            hello["lang"] = self.lang
+        self.ws.send_json(hello)
         self.welcome = self.next()
         assert self.welcome["type"] == "welcome", self.welcome
         assert self.welcome["seat"] == self.seat
@@ -152,10 +158,10 @@ class Player(StateReader):
 
 @contextmanager
 def connect(client: TestClient, table_id: str, seat: int | None,
-            token: str | None) -> Iterator[Player]:
-    """A connected player (hello done), closed at the end."""
+            token: str | None, lang: str | None = None) -> Iterator[Player]:
+    """A connected player (hello done, in ``lang`` if given), closed at the end."""
     with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
-        player = Player(ws, seat, token)
+        player = Player(ws, seat, token, lang=lang)
         player.hello()
         yield player
 

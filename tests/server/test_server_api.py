@@ -196,7 +196,7 @@ def test_openapi_schema_is_valid_and_lists_the_api(client: TestClient) -> None:
         "/api/tables", "/api/tables/{table_id}", "/api/tables/{table_id}/join",
         "/api/tables/{table_id}/start", "/api/tables/{table_id}/leave",
         "/api/tables/{table_id}/record", "/api/tables/{table_id}/replay",
-        "/api/tables/{table_id}/close", "/api/tables/{table_id}/review",
+        "/api/tables/{table_id}/close", "/api/tables/{table_id}/review", "/api/i18n",
     }
     assert set(paths["/api/tables"]) == {"get", "post"}
     assert "201" in paths["/api/tables"]["post"]["responses"]

@@ -74,6 +74,7 @@ from noreturn.server.schemas import (
     TokenBody,
 )
 from noreturn.server.service import NotFoundError, ServiceError, TableService
+from noreturn.server.words import words_routes
 from noreturn.server.workers import run
 from noreturn.server.wsguard import SocketGuard, quiet_invalid_utf8
 
@@ -243,8 +244,9 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         message = exc.message if isinstance(exc, ServiceError) else "server error"
         return JSONResponse({"detail": message}, status_code=status)
 
-    app.include_router(api_routes(service, hub, bots))
-    app.include_router(review_routes(reviews, reviewer))
+    for routes in (api_routes(service, hub, bots), review_routes(reviews, reviewer),
+                   words_routes()):
+        app.include_router(routes)
     app.add_api_websocket_route("/ws/tables/{table_id}", PlayChannel(
         service, hub, bots, message_limits,
         SocketGuard(sockets_per_address, failed_hellos_per_minute)))

@@ -43,6 +43,7 @@ from noreturn.server.messages import (
 from noreturn.server.service import TableService
 from noreturn.server.workers import run, think
 from noreturn.server.wsguard import CLOSE_TRY_LATER, SocketGuard, client_of, frame_text
+from noreturn.text.lang import speaking
 
 HELLO_SECONDS = 60.0
 """How long a new connection has to say hello."""
@@ -65,6 +66,8 @@ class Connection:
         self.table_id = table_id
         self.seat: int | None = None
         self.token_hash: str | None = None
+        self.lang = "en"
+        """The reader's language (the hello's ``lang``): its log, result and reasons."""
         self._send_lock = asyncio.Lock()
         self._last_state = ""
         self._last_version = -1
@@ -164,14 +167,16 @@ class PlayChannel:
         said, token = await self.hello(conn)
         if not said:
             return False
-        async with self.hub.subscribe(conn.table_id) as sub:
-            # read after subscribing: a change from now on comes as a notice
-            if not await self.welcome(conn, token):
-                return False
-            async with anyio.create_task_group() as group:
-                group.start_soon(self.pusher, conn, sub.wait, group.cancel_scope)
-                await self.reader(conn)
-                group.cancel_scope.cancel()
+        # every sentence for this reader (the work in threads and tasks inherits it)
+        with speaking(conn.lang):
+            async with self.hub.subscribe(conn.table_id) as sub:
+                # read after subscribing: a change from now on comes as a notice
+                if not await self.welcome(conn, token):
+                    return False
+                async with anyio.create_task_group() as group:
+                    group.start_soon(self.pusher, conn, sub.wait, group.cancel_scope)
+                    await self.reader(conn)
+                    group.cancel_scope.cancel()
         return True
 
     @staticmethod
@@ -188,7 +193,7 @@ class PlayChannel:
                                       'for a seat, {"type": "hello"} to watch')
             hello = read_message(data)
             assert isinstance(hello, Hello)  # its type was read just above
-            token = hello.token
+            token, conn.lang = hello.token, hello.lang
         except (TimeoutError, BadRequestError) as exc:
             message = exc.message if isinstance(exc, BadRequestError) else "no hello in time"
             await conn.error(exc.code if isinstance(exc, BadRequestError) else "malformed",

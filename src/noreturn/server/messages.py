@@ -41,6 +41,9 @@ class Hello(ClientMessage):
     type: Literal["hello"]
     token: str | None = Field(default=None, strict=True,
                               description="the seat token of the seat link; left out: watch")
+    lang: Literal["en", "de"] = Field(
+        default="en", description="the language of the log, the result and the reasons "
+                                  "sent to this connection")
 
     @field_validator("token", mode="before")
     @classmethod

@@ -32,6 +32,8 @@ from noreturn.server.errors import (
 from noreturn.server.games import Known, Move
 from noreturn.server.store import Held, TableStore
 from noreturn.table import LocalTable
+from noreturn.text.lang import _
+from noreturn.text.refusals import refusal_text
 
 
 class Welcome(NamedTuple):
@@ -201,8 +203,8 @@ class Play:
                 raise BadRequestError(f"{exc}", "malformed") from exc
             refused = game.refusal(action)
             if refused is not None:
-                raise ConflictError(f"{action} is not allowed: {refused.reason}", "illegal",
-                                    rule=refused.code)
+                raise ConflictError(_("{action} is not allowed: {reason}").format(
+                    action=action, reason=refusal_text(refused)), "illegal", rule=refused.code)
             with self.store.changing(table_id):
                 moves = [Move(game.version, seat, "action", str(action))]
                 if game.try_action(action) is not None:  # pragma: no cover - checked above

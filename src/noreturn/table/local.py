@@ -25,7 +25,6 @@ import copy
 import os
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -40,17 +39,13 @@ from noreturn.engine import (
     Action,
     Declare,
     Draw,
-    Event,
     GameState,
     NoReturnError,
     Refusal,
     Rules,
-    ShuffledBag,
     View,
-    draw_event,
     event_of,
     legal_actions,
-    observe,
     refusal,
     reshuffled,
     texts_of,
@@ -60,52 +55,11 @@ from noreturn.engine import (
 from noreturn.files import OutputDir
 from noreturn.records import RecordWriter, default_meta, write_record
 from noreturn.table.help import PersonHelp
+from noreturn.table.progress import BotMove, Progress, TurnNote
 from noreturn.table.seats import DEFAULT_BOT, Seat, default_save_dir
-from noreturn.text.lang import _
-from noreturn.text.narrate import LAST_ROUND, narrate_game_over, narrate_turn
+from noreturn.text.lang import N_, Later, _, words
+from noreturn.text.narrate import LAST_ROUND, narrate_game_over
 from noreturn.text.refusals import refusal_text
-
-
-@dataclass
-class _Turn:
-    """A player's action waiting for its refill, so the log tells both in one line."""
-
-    seat: int
-    action: Event | None  # None: draws with no action before them (a deal)
-    drawn: list[int] = field(default_factory=list)
-    dealt: bool = False
-
-    def line(self, name: str, reader: int | None) -> str:
-        """``Bea placed O9 O8 and drew 2``: the action and its refill as ``reader`` (a
-        seat, None: spectators) observes them through the engine's gate."""
-        action = None if self.action is None else observe(self.action, reader)
-        drawn = None
-        if self.drawn:
-            drawn = observe(draw_event(self.seat, self.drawn, self.dealt), reader)
-        return narrate_turn(name, action, drawn)
-
-
-@dataclass
-class _Progress:
-    """Everything that changes as the game goes: what an undo puts back, all together."""
-
-    state: GameState
-    deck: ShuffledBag
-    writer: RecordWriter
-    rngs: list[Random]
-    logs: dict[int | None, list[str]]
-    turn: _Turn | None = None
-    version: int = 0
-
-
-@dataclass(frozen=True)
-class BotMove:
-    """A bot's decision, tied to the table version it was made for (stale ones are dropped)."""
-
-    version: int
-    seat: int
-    action: Action
-    note: str = ""
 
 
 class LocalTable(PersonHelp):
@@ -144,12 +98,12 @@ class LocalTable(PersonHelp):
         meta = {**default_meta(), "seed": self.seed}
         writer = RecordWriter(state, [s.record_entry() for s in self.seats], meta)
         readers: list[int | None] = [i for i, s in enumerate(self.seats) if s.human]
-        self._now = _Progress(
+        self._now = Progress(
             state, deck, writer,
             [Random(f"bot:{self.seed}:{i}") for i in range(len(self.seats))],
             {r: [] for r in [*readers, None]},
         )
-        self._checkpoints: list[_Progress] = []
+        self._checkpoints: list[Progress] = []
         self._legal_texts: tuple[int, list[str]] = (-1, [])
         self._declared_since = False
         self._draw_all()
@@ -210,7 +164,7 @@ class LocalTable(PersonHelp):
 
     def log(self, seat: int | None) -> list[str]:
         """The turn log as ``seat`` may read it (a person's seat, or None for spectators)."""
-        return list(self._now.logs.get(seat, self._now.logs[None]))
+        return [str(line) for line in self._now.logs.get(seat, self._now.logs[None])]
 
     def why_not(self, action: Action) -> str | None:
         """Why the person to move may not play ``action`` now, or None if they may."""
@@ -383,7 +337,8 @@ class LocalTable(PersonHelp):
         self._checkpoints.clear()
         self._now.logs.pop(seat, None)
         self._now.writer.players[seat] = {**self._now.writer.players[seat], "replaced_by": spec}
-        self._say(f"{name} left the table; a {spec} bot plays on")
+        self._say(Later(words, N_("{name} left the table; a {spec} bot plays on"),
+                        {"name": name, "spec": spec}))
         self._now.version += 1
 
     def run_bots(self) -> None:
@@ -449,7 +404,7 @@ class LocalTable(PersonHelp):
             seat = self.state.to_move
             self.bots[seat] = make_bot(loop.FALLBACK)
             loop.record_fault(self._now.writer, seat, loop.fault_in_note(self.names[seat], note))
-            self._say(note)
+            self._say(Later(str, note))
         self._play(action)
 
     def _play(self, action: Action) -> None:
@@ -460,12 +415,12 @@ class LocalTable(PersonHelp):
         now.writer.observe(now.state, action)
         now.state.play(action)
         now.version += 1
-        now.turn = _Turn(seat, event)
+        now.turn = TurnNote(seat, event)
         if isinstance(action, Declare):
             self._flush()
         self._draw_all()
         if now.state.is_over():
-            self._say(narrate_game_over(self.names, now.state.scores()))
+            self._say(Later(narrate_game_over, self.names, now.state.scores()))
 
     def _draw_all(self) -> None:
         """Make every draw due now from the deck (the game loop's ``draw_due``), noting
@@ -475,7 +430,7 @@ class LocalTable(PersonHelp):
         loop.draw_due(now.state, now.deck, now.writer, self._drawn)
         self._flush()
         if now.state.ending and not ending:
-            self._say(_(LAST_ROUND))
+            self._say(Later(_, LAST_ROUND))
 
     def _drawn(self, state: GameState, draw: Draw) -> None:
         """Note a draw, about to be made in ``state``, in the turn it belongs to."""
@@ -483,7 +438,7 @@ class LocalTable(PersonHelp):
         seat = state.to_move
         if now.turn is None or now.turn.seat != seat:
             self._flush()
-            now.turn = _Turn(seat, None, dealt=state.stage == DEAL)
+            now.turn = TurnNote(seat, None, dealt=state.stage == DEAL)
         now.turn.drawn.append(draw.tile)
 
     def _flush(self) -> None:
@@ -493,9 +448,9 @@ class LocalTable(PersonHelp):
         if turn is None:
             return
         for reader, lines in self._now.logs.items():
-            lines.append(turn.line(self.names[turn.seat], reader))
+            lines.append(Later(turn.line, self.names[turn.seat], reader))
 
-    def _say(self, line: str) -> None:
+    def _say(self, line: Later) -> None:
         """A public line in every log."""
         for lines in self._now.logs.values():
             lines.append(line)

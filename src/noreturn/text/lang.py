@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gettext
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -132,3 +132,29 @@ def N_(message: str) -> str:  # noqa: N802 - gettext's conventional name for "ma
     """Mark ``message`` for the catalog without translating it yet (a constant that is
     translated where it is shown)."""
     return message
+
+
+def words(message: str, params: Mapping[str, object]) -> str:
+    """``message`` in the current language with its blanks filled from ``params``."""
+    return _(message).format_map(params)
+
+
+class Later:
+    """A sentence written when it is read, in the reader's language: a log keeps these, so
+    a server tells one game to a German and an English reader alike. Each language's text
+    is written once and kept. ``write(*args)`` must be picklable (a module function or a
+    method), as the log it sits in is.
+    """
+
+    __slots__ = ("_args", "_done", "_write")
+
+    def __init__(self, write: Callable[..., str], *args: object) -> None:
+        self._write, self._args = write, args
+        self._done: dict[str, str] = {}
+
+    def __str__(self) -> str:
+        lang = language()
+        text = self._done.get(lang)
+        if text is None:
+            text = self._done[lang] = self._write(*self._args)
+        return text

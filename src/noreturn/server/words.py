@@ -1,0 +1,70 @@
+"""``GET /api/i18n``: the browser's words in the reader's language.
+
+The pages write every sentence in English through ``_()`` of ``static/i18n.js``; this
+sends the catalog that script looks them up in: the compiled German catalog of
+``noreturn.text`` (read once per process with Babel), as ``{msgid: text}`` (a counted
+phrase: ``{singular: [one, many]}``). English needs none: its words are the keys. The
+language is the one asked for (``?lang=de``: the page's switch), else the one the
+browser's ``Accept-Language`` prefers, else English.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from babel.messages.mofile import read_mo
+from fastapi import APIRouter, Header, Query
+from fastapi.responses import JSONResponse
+
+from noreturn.text.lang import DEFAULT, DOMAIN, LANGUAGES, LOCALE_DIR, from_accept_language
+
+
+@cache
+def messages(lang: str) -> dict[str, str | list[str]]:
+    """The translated messages of ``lang`` (none for English)."""
+    if lang == DEFAULT:
+        return {}
+    with (LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.mo").open("rb") as mo:
+        catalog = read_mo(mo)
+    found: dict[str, str | list[str]] = {}
+    for message in catalog:
+        if not message.id or message.context:
+            continue  # the header; colour names (the server translates those itself)
+        if isinstance(message.id, (list, tuple)):
+            found[message.id[0]] = [str(form) for form in message.string or ()]
+        else:
+            found[message.id] = str(message.string or "")
+    return found
+
+
+def chosen(asked: str | None, accept_language: str | None) -> str:
+    """The language to answer in: ``asked`` if it is offered, else the browser's."""
+    if asked is not None and asked in LANGUAGES:
+        return asked
+    return from_accept_language(accept_language)
+
+
+def words_routes() -> APIRouter:
+    """The one route of the browser's catalog."""
+    router = APIRouter(prefix="/api")
+
+    @router.get("/i18n", tags=["pages"], responses={200: {
+        "description": "the chosen language, the languages on offer and the catalog",
+        "content": {"application/json": {"schema": {"type": "object"}}}}})
+    async def i18n(
+        lang: str | None = Query(default=None, max_length=16,
+                                 description="en or de; otherwise Accept-Language decides"),
+        accept_language: str | None = Header(default=None),
+    ) -> JSONResponse:
+        """The words of the pages in one language (``static/i18n.js`` asks for them)."""
+        answer = chosen(lang, accept_language)
+        body: dict[str, Any] = {"lang": answer, "languages": dict(LANGUAGES),
+                                "messages": messages(answer)}
+        return JSONResponse(body, headers={"Cache-Control": "private, max-age=300",
+                                           "Vary": "Accept-Language"})
+
+    return router
+
+
+__all__ = ["chosen", "messages", "words_routes"]

@@ -132,3 +132,37 @@ def test_plain_prompts_do_not_load_textual() -> None:
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             check=True)
     assert result.stdout.split() == ["False", "True", "noreturn.tui.app"]
+
+
+class Answering:
+    """Standard input that keeps playing move 1 and answers the play-again question with
+    ``again`` in turn (a plain game writes each prompt before it reads)."""
+
+    def __init__(self, out: list[str], again: list[str]) -> None:
+        self.out, self.again = out, again
+
+    def readline(self) -> str:
+        if self.out and self.out[-1].startswith("play again") and self.again:
+            return self.again.pop(0) + "\n"
+        return "1\n"
+
+    def isatty(self) -> bool:
+        return False
+
+
+def test_plain_play_again_deals_a_new_game_for_the_same_players(tmp_path: Path) -> None:
+    from noreturn.engine import Rules  # noqa: PLC0415
+    from noreturn.tui.play import play_command  # noqa: PLC0415
+
+    out: list[str] = []
+    stdin = Answering(out, ["y", "n"])
+    code = play_command(Rules(players=2), ["Ada"], ["easy"], seed=4, plain=True,
+                        save_dir=tmp_path, stdin=stdin, stdout=stdin,  # type: ignore[arg-type]
+                        write=out.append)
+    assert code == 0
+    assert sum(line.startswith("play again with the same players?") for line in out) == 2
+    records = [json.loads(path.read_text()) for path in sorted(tmp_path.glob("*.json"))]
+    assert len(records) == 2
+    assert all("result" in r for r in records)
+    assert records[0]["players"] == records[1]["players"]
+    assert records[0]["events"][:3] != records[1]["events"][:3]  # a new deal

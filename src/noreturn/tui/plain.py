@@ -52,8 +52,8 @@ colour worth at least their sum. Refill to 8 after each turn. When the bag runs 
 round is finished. Score = your score pile minus the tiles still in your rows.""")
 """The rules in one paragraph; shown through ``_()``."""
 
-__all__ = ["HELP", "RULES_BRIEF", "PlainGame", "QuitError", "default_save_dir", "play_plain",
-           "run_plain", "save_report", "tracker_lines"]
+__all__ = ["HELP", "RULES_BRIEF", "PlainGame", "QuitError", "default_save_dir", "line_reader",
+           "play_plain", "run_plain", "save_report", "tracker_lines", "wants_again"]
 
 
 class QuitError(Exception):
@@ -215,9 +215,9 @@ def run_plain(players: int = 2, name: str = "Ada", seed: int | None = None,
     return play_plain(table, stdin, write)
 
 
-def play_plain(table: LocalTable, stdin: TextIO | None = None,
-               write: Callable[[str], None] = print) -> int:
-    """Play ``table`` on text lines (``stdin``, or the terminal); saves the record at the end."""
+def line_reader(stdin: TextIO | None, write: Callable[[str], None]) -> Callable[[str], str]:
+    """``read(prompt)``: a line from ``stdin`` (the prompt written first; ``QuitError`` at
+    its end), or from the terminal."""
     def read(prompt: str) -> str:
         if stdin is None:
             return input(prompt)
@@ -227,14 +227,32 @@ def play_plain(table: LocalTable, stdin: TextIO | None = None,
             raise QuitError
         return line
 
+    return read
+
+
+def play_plain(table: LocalTable, stdin: TextIO | None = None,
+               write: Callable[[str], None] = print) -> int:
+    """Play ``table`` on text lines (``stdin``, or the terminal); saves the record at the end."""
     try:
-        PlainGame(table, read, write).run()
+        PlainGame(table, line_reader(stdin, write), write).run()
     except (QuitError, EOFError, KeyboardInterrupt):
         write(_("game stopped."))
     if table.is_over():
         write("\n".join([_("final scores:"), *(f"  {line}" for line in table.result_lines())]))
     write(save_report(table))
     return 0
+
+
+def wants_again(table: LocalTable, stdin: TextIO | None = None,
+                write: Callable[[str], None] = print) -> bool:
+    """After a finished game: whether the players want another (same seats, new deal)."""
+    if not table.is_over():
+        return False
+    try:
+        answer = line_reader(stdin, write)(_("play again with the same players? [y/N] "))
+    except (QuitError, EOFError, KeyboardInterrupt):
+        return False
+    return answer.strip().lower() in ("y", "yes", _("y"), _("yes"))
 
 
 def save_report(table: LocalTable) -> str:

@@ -16,7 +16,7 @@ from noreturn.engine import NoReturnError, Rules
 from noreturn.table import LocalTable, make_seats
 from noreturn.table.resume import resume_table
 from noreturn.text.lang import _
-from noreturn.tui.plain import play_plain, save_report
+from noreturn.tui.plain import play_plain, save_report, wants_again
 
 
 def play_command(rules: Rules, names: Sequence[str], bots: Sequence[str], seed: int | None,
@@ -45,7 +45,12 @@ def play_command(rules: Rules, names: Sequence[str], bots: Sequence[str], seed: 
         write(_("(not a terminal: playing with plain prompts; --plain says so explicitly)"))
         plain = True
     if plain:
-        return play_plain(table, None if stdin is sys.stdin else stdin, write)
+        lines = None if stdin is sys.stdin else stdin
+        while True:
+            play_plain(table, lines, write)
+            if not wants_again(table, lines, write):
+                return 0
+            table = LocalTable(table.seats, rules, None, save_dir)
     from noreturn.tui.app import run_tui  # noqa: PLC0415 - Textual loads only for this mode
 
     while True:

@@ -197,6 +197,7 @@ def test_openapi_schema_is_valid_and_lists_the_api(client: TestClient) -> None:
         "/api/tables/{table_id}/start", "/api/tables/{table_id}/leave",
         "/api/tables/{table_id}/record", "/api/tables/{table_id}/replay",
         "/api/tables/{table_id}/close", "/api/tables/{table_id}/review", "/api/i18n",
+        "/api/tutorial",
     }
     assert set(paths["/api/tables"]) == {"get", "post"}
     assert "201" in paths["/api/tables"]["post"]["responses"]

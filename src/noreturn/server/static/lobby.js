@@ -2,6 +2,7 @@
 
 import { api, forgetTable, myTables, rememberTable } from "./api.js";
 import { h } from "./tiles.js";
+import { wireLearnButtons } from "./tutorial.js";
 
 const $ = (id) => document.getElementById(id);
 const LEVELS = [
@@ -226,6 +227,7 @@ $("add-seat").addEventListener("click", () => {
 $("create-form").addEventListener("submit", create);
 $("refresh").addEventListener("click", loadTables);
 $("link-form").addEventListener("submit", openLink);
+wireLearnButtons();
 renderSeats();
 renderMine();
 loadTables();

@@ -11,6 +11,7 @@ import {
 import {
   actionText, canonicalAction, colour, h, handOrder, plural, richText, tileEl, tilesIn, valueSum,
 } from "./tiles.js";
+import { tutor } from "./tutorial.js";
 
 const $ = (id) => document.getElementById(id);
 const parts = location.pathname.split("/").filter(Boolean);
@@ -20,6 +21,8 @@ const hashParams = new URLSearchParams(location.hash.slice(1));
 const token = hashParams.get("token");
 // "Take this seat" in the lobby adds join=1: opening the link takes the seat in one click
 const joinOnOpen = hashParams.get("join") === "1";
+// a tutorial table's link adds tutorial=1: lessons at their moments (tutorial.js)
+const lessons = tutor(hashParams, tableId, sendMsg);
 
 const S = {
   seat: null, // our seat number, null for a spectator
@@ -193,6 +196,7 @@ function onMessage(msg) {
     default:
       break;
   }
+  lessons(msg);
 }
 
 // ---------------------------------------------------------------------- errors

@@ -183,8 +183,13 @@ def test_the_rules_page_starts_the_tutorial_and_a_lesson_closes_with_escape(
     sync_api.expect(lesson).to_have_count(0)
     page.click("#moves button[data-kind=keep]")  # play on: the next lesson comes
     sync_api.expect(page.locator("#lesson[data-lesson=place]")).to_be_visible()
-    page.click("#lesson-stop")  # no more lessons, for good at this table
+    assert page.locator("#hand .tile.hinted").count() > 0  # the suggestion's tiles
+    page.click("#lesson-stop")  # no more lessons, for good at this table: a plain game
+    sync_api.expect(page.locator("#lesson")).to_have_count(0)
+    assert page.locator("#hand .tile.hinted").count() == 0
     page.reload()
-    page.locator("#hint-box[data-action]").wait_for()
+    assert wait_for_decision(page)
+    page.wait_for_timeout(500)  # time enough for a hint to come and bring a lesson
     assert page.locator("#lesson").count() == 0
+    assert page.locator("#hint-box").is_hidden()
     assert errors == []

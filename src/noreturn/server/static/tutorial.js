@@ -14,6 +14,7 @@ import { _ } from "./i18n.js";
 import { canonicalAction, h, tilesIn } from "./tiles.js";
 
 const MARK = "tutorial";
+const OFF = "off"; // kept with the lessons taught: the person asked for no more
 
 function rowCount(c) {
   return Object.values(c.me.rows).filter((row) => row.length).length;
@@ -227,9 +228,10 @@ export function tutor(hashParams, tableId, send) {
     const ok = h("button", { type: "button", class: "primary", id: "lesson-ok",
       "aria-describedby": "lesson-body", onclick: () => close(true) }, _("Got it"));
     const stop = h("button", { type: "button", id: "lesson-stop", onclick: () => {
-      for (const key of LESSON_KEYS) taught.add(key);
+      taught.add(OFF); // a plain game from now on: no lessons, no suggestions asked for
       saveTaught(tableId, taught);
       close(true);
+      mark();
     } }, _("No more lessons"));
     panel = h("section", { class: "lesson", id: "lesson", "aria-labelledby": "lesson-title",
       dataset: { lesson: lesson.key },
@@ -291,7 +293,7 @@ export function tutor(hashParams, tableId, send) {
    * page redraws the hand often; the marks are put back after each redraw. */
   function mark() {
     for (const el of document.querySelectorAll(".tile.hinted")) el.classList.remove("hinted");
-    if (!myTurn() || !hinted || hinted.version !== st.version) return;
+    if (taught.has(OFF) || !myTurn() || !hinted || hinted.version !== st.version) return;
     const words = hinted.action.trim().split(/\s+/);
     const used = new Set();
     for (const code of tilesIn(hinted.action)) {
@@ -312,6 +314,7 @@ export function tutor(hashParams, tableId, send) {
   if (mine) new MutationObserver(mark).observe(mine, { childList: true, subtree: true });
 
   return function onMessage(msg) {
+    if (taught.has(OFF)) return;
     if (msg.type === "welcome") {
       seat = msg.seat ?? null;
       hintFor = null; // a hint asked before a lost connection may never be answered

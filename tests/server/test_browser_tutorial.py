@@ -170,15 +170,20 @@ def test_the_tutorial_from_the_lobby_teaches_every_lesson_on_a_phone(
     assert page.locator("#lesson").count() == 0
 
 
-def test_the_rules_page_starts_the_tutorial_and_a_lesson_closes_with_escape(
+def test_the_rules_page_starts_the_tutorial_in_german_and_a_lesson_closes_with_escape(
         server: ServerThread, browser: Any) -> None:  # noqa: F811
-    page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
+    """A German browser (Accept-Language) gets German lessons and plays as "Du"; the
+    lessons can be turned off for good."""
+    page, errors = new_page(browser, viewport={"width": 1280, "height": 900}, locale="de-DE")
     page.goto(server.base + "/rules")
     page.locator("header [data-learn]").click()
     page.wait_for_url(re.compile(r"/play/[\w-]+#token=[\w-]+&tutorial=1$"))
     lesson = page.locator("#lesson[data-lesson=mulligan]")
     sync_api.expect(lesson).to_be_visible()
-    assert lesson.locator("h2").inner_text() == "Welcome: the mulligan"
+    assert lesson.locator("h2").inner_text() == "Willkommen: der Mulligan"
+    assert "Du spielst gegen Bea" in lesson.inner_text()
+    assert lesson.locator("#lesson-ok").inner_text() == "Verstanden"
+    assert page.evaluate("window.noreturn.state().names") == ["Du", "Bea"]
     page.keyboard.press("Escape")
     sync_api.expect(lesson).to_have_count(0)
     page.click("#moves button[data-kind=keep]")  # play on: the next lesson comes

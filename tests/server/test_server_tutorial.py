@@ -89,6 +89,19 @@ def test_hostile_bodies_are_refused_and_nothing_is_created(client: TestClient, b
     assert client.get("/api/tables").json() == before
 
 
+@pytest.mark.parametrize(("raw", "status"), [
+    (b"not json", 422),
+    (b"[" * 5000, 400),  # nested deep: refused by the parser, nothing built
+    (b'{"name": "Ada"} trailing', 422),
+])
+def test_bodies_that_are_no_json_object_are_refused(client: TestClient, raw: bytes,
+                                                     status: int) -> None:
+    answer = client.post("/api/tutorial", content=raw,
+                         headers={"content-type": "application/json"})
+    assert answer.status_code == status, answer.text
+    assert client.get("/api/tables").json() == []
+
+
 def test_a_huge_body_is_refused_unread(client: TestClient) -> None:
     answer = client.post("/api/tutorial", content=b'{"name": "' + b"x" * 100_000 + b'"}',
                          headers={"content-type": "application/json"})

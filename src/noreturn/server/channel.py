@@ -347,7 +347,7 @@ class PlayChannel:
         """``undo``: take back this seat's last turn (against bots only); every connection
         hears of it, and the bots move if one is to."""
         acted = await run(self.service.take_back, conn.table_id, conn.seat, message.version)
-        await self.hub.publish(conn.table_id)
+        await self.hub.publish(conn.table_id, acted.version)
         if acted.bot_due:
             self.bots.kick(conn.table_id)
 

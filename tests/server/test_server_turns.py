@@ -17,6 +17,7 @@ from srvkit import connect, start
 from noreturn.records import check_record
 from noreturn.server import create_app
 from noreturn.server.db import MoveRow, TableRow, make_engine, migrate, now
+from noreturn.server.rebuild import in_effect
 from noreturn.server.schemas import CreateTable, SeatIn
 from noreturn.server.service import (
     BadRequestError,
@@ -258,4 +259,34 @@ def test_no_take_back_beside_another_person_nor_past_a_declaration(db_url: str) 
         assert mine["can_undo"] is False
         with pytest.raises(ConflictError, match="declaration cannot be taken back"):
             service.take_back(solo, 0, mine["version"])
+    engine.dispose()
+
+
+def test_many_take_backs_rebuild_once_each_and_the_same(db_url: str) -> None:
+    """Twenty take-backs, some in a row: every process rebuilds the same game, in one
+    replay along the moves still in effect (not one replay per undo and its past)."""
+    engine, (one, two) = services(db_url)
+    table_id, tokens = started(one, ADA_AND_A_BOT)
+    digest = hash_token(tokens[0])
+    rng = Random(8)
+    undos = 0
+    while undos < 20:
+        state = to_person(one, table_id)
+        if state["status"] == "finished":
+            break
+        mine = one.state_message(table_id, 0, digest)
+        if mine["can_undo"] and rng.random() < 0.5:
+            one.take_back(table_id, 0, mine["version"])
+            undos += 1
+            continue
+        legal = [a for a in mine["legal"] if a != "declare"] or mine["legal"]
+        one.act(table_id, 0, rng.choice(legal), mine["version"])
+    assert undos >= 10
+    with engine.connect() as conn:
+        moves = list(conn.execute(select(MoveRow).where(MoveRow.table_id == table_id)
+                                  .order_by(MoveRow.index)))
+    line = in_effect(table_id, moves)
+    assert len(line) < len(moves)  # the moves taken back drop out
+    assert [m.index for m in line] == sorted(m.index for m in line)
+    assert two.state_message(table_id, 0, digest) == one.state_message(table_id, 0, digest)
     engine.dispose()

@@ -4,10 +4,11 @@
 processes stored (docs: ``db.MoveRow``). A move is an ``action`` (a person's or a bot's),
 a ``leave`` (a bot took a seat over), a ``timeout`` (a person's time ran out and the
 table's timeout bot played their turn: ``OnlineTable.play_for``) or an ``undo`` (a person
-took back their last turn against bots). An undo is replayed as it was made: the game is
-dealt afresh and replayed up to the version it went back to, then finished with the
-stored secret (``OnlineTable.after_take_back``), so every process and every restart
-rebuilds the same game, the same bag included.
+took back their last turn against bots). A game with undos is rebuilt from the deal along
+the moves still in effect (``in_effect``: the ones an undo took back drop out), each undo
+finished with its stored secret (``OnlineTable.after_take_back``), so every process and
+every restart rebuilds the same game, the same bag included, in one replay however many
+undos it holds (replaying each undo's past again would cost twice as much per undo).
 """
 
 from __future__ import annotations
@@ -39,30 +40,69 @@ def undo_text(version: int, secret: int) -> str:
 
 def replay_moves(table_id: str, game: OnlineTable, moves: Iterable[Any], deal: Dealer,
                  before: Before) -> OnlineTable:
-    """``game`` with ``moves`` (rows with index, seat, kind, text and note) replayed in
-    order; a new game when one of them is an undo (see the module docstring).
+    """``game`` with ``moves`` (rows with index, seat, kind, text and note, from the
+    game's version on) replayed in order; when one of them is an undo, the game rebuilt
+    from the deal instead (``rebuilt``, over every stored move up to the last of them).
 
     Raises:
         NoReturnError: a move is missing or does not replay (the stored game is not this
             one: the database was changed by hand, or the deck changed under the game).
     """
+    moves = list(moves)
+    if any(move.kind == "undo" for move in moves):
+        return rebuilt(table_id, deal(), before(moves[-1].index + 1))
     for move in moves:
-        if move.index != game.version:
-            raise NoReturnError(f"table {table_id}: move {move.index} is missing")
-        if move.kind == "leave":
-            game.replace_by_bot(move.seat, move.text)
-        elif move.kind == "timeout":
-            game.play_for(parse_action(move.text), move.note)
-        elif move.kind == "undo":
-            target, _sep, secret = str(move.text).partition(" ")
-            back = replay_moves(table_id, deal(), before(int(target)), deal, before)
-            if back.version != int(target):
-                raise NoReturnError(f"table {table_id}: moves before {target} are missing")
-            back.after_take_back(move.seat, move.index + 1, int(secret))
-            game = back
-        else:
-            game.replay(parse_action(move.text), move.note)
+        _replay(table_id, game, move)
     return game
 
 
-__all__ = ["Before", "Dealer", "dealt", "replay_moves", "undo_text"]
+def rebuilt(table_id: str, game: OnlineTable, moves: Iterable[Any]) -> OnlineTable:
+    """The game after ``moves`` (every stored move from index 0, in order), from ``game``
+    as dealt: only the moves still in effect are replayed (``in_effect``), once each."""
+    for move in in_effect(table_id, list(moves)):
+        if move.kind == "undo":
+            game.after_take_back(move.seat, move.index + 1, int(move.text.split()[1]))
+        else:
+            _replay(table_id, game, move)
+    return game
+
+
+def in_effect(table_id: str, moves: list[Any]) -> list[Any]:
+    """The moves that make the game at the version after the last of ``moves`` (indices
+    0, 1, 2, ...), in order: each version comes from the one before it, but an undo's
+    from the version it went back to. So the line is followed back from the last version
+    to the deal, and the moves an undo took back drop out; its game is then replayed
+    once, however many undos it holds.
+
+    Raises:
+        NoReturnError: a move is missing, or an undo goes back to a later version.
+    """
+    came_from: list[tuple[int, Any]] = []
+    for index, move in enumerate(moves):
+        if move.index != index:
+            raise NoReturnError(f"table {table_id}: move {index} is missing")
+        back = int(move.text.split()[0]) if move.kind == "undo" else index
+        if back > index:
+            raise NoReturnError(f"table {table_id}: move {index} goes back to {back}")
+        came_from.append((back, move))
+    line: list[Any] = []
+    version = len(moves)
+    while version > 0:
+        version, move = came_from[version - 1]
+        line.append(move)
+    return line[::-1]
+
+
+def _replay(table_id: str, game: OnlineTable, move: Any) -> None:
+    """One stored move that is not an undo, at the game's version."""
+    if move.index != game.version:
+        raise NoReturnError(f"table {table_id}: move {move.index} is missing")
+    if move.kind == "leave":
+        game.replace_by_bot(move.seat, move.text)
+    elif move.kind == "timeout":
+        game.play_for(parse_action(move.text), move.note)
+    else:
+        game.replay(parse_action(move.text), move.note)
+
+
+__all__ = ["Before", "Dealer", "dealt", "in_effect", "rebuilt", "replay_moves", "undo_text"]

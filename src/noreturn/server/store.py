@@ -51,7 +51,7 @@ from noreturn.server.games import (
     public_table,
     row_key,
 )
-from noreturn.server.rebuild import dealt, replay_moves
+from noreturn.server.rebuild import dealt, rebuilt
 from noreturn.server.timing import deadline_after
 from noreturn.table import OnlineTable
 
@@ -365,14 +365,9 @@ class TableStore:
         moves (for a take-back; nothing held changes)."""
         with self.sessions() as session:
             row, seats = self.row_and_seats(session, table_id)
-
-            def before(index: int) -> list[MoveRow]:
-                return list(session.scalars(select(MoveRow).where(
-                    MoveRow.table_id == table_id, MoveRow.index < index)
-                    .order_by(MoveRow.index)))
-
-            return replay_moves(table_id, dealt(row, seats), before(version),
-                                lambda: dealt(row, seats), before)
+            moves = session.scalars(select(MoveRow).where(
+                MoveRow.table_id == table_id, MoveRow.index < version).order_by(MoveRow.index))
+            return rebuilt(table_id, dealt(row, seats), moves)
 
     # ---------------------------------------------------------- ends of tables
     def close(self, table_id: str, token: str | None) -> None:

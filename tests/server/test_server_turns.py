@@ -290,3 +290,20 @@ def test_many_take_backs_rebuild_once_each_and_the_same(db_url: str) -> None:
     assert [m.index for m in line] == sorted(m.index for m in line)
     assert two.state_message(table_id, 0, digest) == one.state_message(table_id, 0, digest)
     engine.dispose()
+
+
+def test_a_leave_keeps_the_movers_time_and_a_bot_has_none(db_url: str) -> None:
+    engine, (service, _other) = services(db_url)
+    table_id, tokens = started(service, [SeatIn(kind="human", name="Ada"),
+                                         SeatIn(kind="human", name="Bo")], turn_seconds=60)
+    mover = service.state_message(table_id, None)["view"]["to_move"]
+    deadline = service.state_message(table_id, None)["timer"]["deadline"]
+    assert deadline is not None
+    service.leave(table_id, tokens[1 - mover])  # the other one leaves: a bot plays on
+    assert service.state_message(table_id, None)["timer"]["deadline"] == deadline
+    with engine.connect() as conn:
+        assert conn.execute(select(TableRow.turn_deadline)).scalar_one() is not None
+    service.leave(table_id, tokens[mover])  # the one to move leaves: no person's time runs
+    assert service.state_message(table_id, None)["timer"]["deadline"] is None
+    assert service.expired_turns() == []
+    engine.dispose()

@@ -266,7 +266,9 @@ class Lobby:
                 self.store.add_leave(session, row, seat.seat, TAKEOVER_LEVEL, before)
                 row.version = game.version
                 row.bot_due = game.bot_to_move()
-                row.turn_deadline = game.deadline = deadline_after(
+                # the person to move keeps the time they had; a seat a bot took over has none
+                running = row.turn_deadline if game.human_to_move() else None
+                row.turn_deadline = game.deadline = running or deadline_after(
                     game, row.turn_seconds, now())
                 seat.replaced_by = TAKEOVER_LEVEL
                 seat.token_hash = None

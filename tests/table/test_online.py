@@ -79,3 +79,13 @@ def test_after_take_back_says_so_and_notes_the_record() -> None:
     meta = table.record()["meta"]
     assert meta["taken_back"] == [{"seat": 0, "at_event": len(table.record()["events"])}]
     assert meta["reshuffled_at_events"]
+
+
+def test_the_record_notes_a_timed_out_turn() -> None:
+    table = OnlineTable([Seat("Ada"), Seat("Bo")], SMALL, seed=4, turn_seconds=60)
+    mover = table.to_move()
+    at = len(table.record()["events"])
+    table.play_for(table.legal_actions()[0], "medium")
+    assert table.record()["meta"]["timed_out"] == [{"seat": mover, "at_event": at,
+                                                    "level": "medium"}]
+    assert table.record()["events"][at]["type"] not in ("deal", "draw")

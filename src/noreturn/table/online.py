@@ -5,8 +5,8 @@ them (``LocalTable.replay``). Two things a server table does need more than that
 
 - A **turn timer**: when a person's time runs out, a bot of the table's ``timeout_level``
   plays that one turn for them (``play_for``), and every log says so ("time ran out:
-  medium played for Ada"). The bot's action is stored like any other, so the rebuilt game
-  is the same game.
+  medium played for Ada"), and so does the record's ``meta.timed_out``. The bot's action
+  is stored like any other, so the rebuilt game is the same game.
 - **Taking back a turn** against bots only. A server table keeps no copies of the game
   (``undo=False``: many tables must not pay for them); instead it knows the version before
   each of the person's turns (``undo_target``), and a game taken back is a fresh replay of
@@ -62,7 +62,10 @@ class OnlineTable(LocalTable):
         problem = why_illegal(self.state, action)
         if problem is not None:
             raise NoReturnError(f"cannot play {action} for a timed-out turn: {problem}")
-        self._say(f"time ran out: {level} played for {self.names[self.state.to_move]}")
+        seat = self.state.to_move
+        self._say(f"time ran out: {level} played for {self.names[seat]}")
+        self._note("timed_out", {"seat": seat, "at_event": len(self._now.writer.events),
+                                 "level": level})
         self._person_plays(action)
 
     # -------------------------------------------------------------- taking back
@@ -92,11 +95,14 @@ class OnlineTable(LocalTable):
         ``secret``, and the logs and the record's ``meta`` say so."""
         self._now.version = version
         self._reshuffle(secret)
+        self._note("taken_back", {"seat": seat, "at_event": len(self._now.writer.events)})
+        self._say(f"{self.names[seat]} took back their last turn")
+
+    def _note(self, key: str, entry: dict[str, object]) -> None:
+        """Add ``entry`` to the list ``key`` of the record's ``meta`` (docs/record-format.md)."""
         writer = self._now.writer
         meta = writer.meta if writer.meta is not None else {}
-        writer.meta = {**meta, "taken_back": [
-            *meta.get("taken_back", []), {"seat": seat, "at_event": len(writer.events)}]}
-        self._say(f"{self.names[seat]} took back their last turn")
+        writer.meta = {**meta, key: [*meta.get(key, []), entry]}
 
     # ------------------------------------------------------------------ changes
     def _person_plays(self, action: Action) -> None:

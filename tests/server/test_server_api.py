@@ -57,7 +57,7 @@ def test_create_answers_links_once_and_the_lobby_shows_public_data_only(
             {"seat": 1, "kind": "human", "name": "Bo", "level": None, "joined": False},
             {"seat": 2, "kind": "bot", "name": "Bea", "level": "easy", "joined": True},
         ],
-        "version": 0, "result": None,
+        "version": 0, "result": None, "timer": None,
     }
     tokens = {link["seat"]: link["token"] for link in links}
     hidden = secrets_of(client, table_id, tokens)

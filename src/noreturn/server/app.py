@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from asyncio import create_task
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -74,6 +75,8 @@ from noreturn.server.schemas import (
     TokenBody,
 )
 from noreturn.server.service import NotFoundError, ServiceError, TableService
+from noreturn.server.timers import TIMER_SECONDS, TimerRunner
+from noreturn.server.timing import TURN_TIMES
 from noreturn.server.words import words_routes
 from noreturn.server.workers import run
 from noreturn.server.wsguard import SocketGuard, quiet_invalid_utf8
@@ -144,7 +147,9 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
                sweep_every: float | None = None,
                seat_limit_per_minute: int | None = None, sockets_per_address: int | None = None,
                failed_hellos_per_minute: int | None = None,
-               review_playouts: int | None = None, review_queue: int = QUEUE_SIZE) -> FastAPI:
+               review_playouts: int | None = None, review_queue: int = QUEUE_SIZE,
+               turn_times: tuple[int, ...] = TURN_TIMES,
+               timer_every: float = TIMER_SECONDS) -> FastAPI:
     """The server for the database at ``db_url`` (default: SQLite under XDG data).
 
     The database is checked now: connected, migrated to the newest revision and tried
@@ -171,6 +176,10 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     spend no CPU on reviews they never read): no reviews are made, stored ones are still
     given.
 
+    ``turn_times``: the turn timers a new table may choose (seconds; ``timing.TURN_TIMES``
+    by default: tests add a few seconds); every ``timer_every`` seconds the process plays
+    the turns whose time ran out (timers.py).
+
     Raises:
         ValueError: a database that cannot be used (``DatabaseSetupError``: one line that
             names the fix), or SQLite with Redis.
@@ -186,10 +195,11 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         if problem:
             raise BroadcastError(problem)
     engine = open_database(url)
-    service = TableService(engine)
+    service = TableService(engine, turn_times=turn_times)
     hub: Broadcaster = broadcaster or (RedisBroadcaster(redis_url) if redis_url is not None
                                        else LocalBroadcaster())
     bots = BotRunner(service, hub, bot_delay)
+    timers = TimerRunner(service, hub, bots)
     reviews, reviewer = reviewing(service, review_playouts, review_queue)
     every = sweep_every or min(SWEEP_SECONDS, min(lobby_after, idle_after) / 4)
 
@@ -202,16 +212,17 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
                 bots.kick(table_id)  # games waiting on a bot when the server stopped
         except UnavailableError:  # logged; the sweep finds them once the database is back
             pass
-        loop = asyncio.get_running_loop()
-        sweepers = [loop.create_task(bots.sweep(max(0.2, takeover_after / 4), takeover_after)),
-                    loop.create_task(sweep_forever(service, hub, run, every,
-                                                   lobby_after, idle_after))]
+        sweepers = [create_task(bots.sweep(max(0.2, takeover_after / 4), takeover_after)),
+                    create_task(sweep_forever(service, hub, run, every, lobby_after,
+                                              idle_after)),
+                    create_task(timers.watch(timer_every))]
         async with reviewer_running(reviewer):
             with collector_for_serving():
                 yield
         for sweeper in sweepers:
             sweeper.cancel()
         await asyncio.gather(*sweepers, return_exceptions=True)
+        await timers.stop()
         await bots.stop()
         if isinstance(hub, RedisBroadcaster):
             await hub.close()
@@ -227,9 +238,8 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         docs_url=None,  # Swagger UI and ReDoc load from an outside CDN: /openapi.json stays
         redoc_url=None,
     )
-    app.state.service = service
-    app.state.broadcaster = hub
-    app.state.bots, app.state.reviewer = bots, reviewer
+    app.state.service, app.state.broadcaster = service, hub
+    app.state.bots, app.state.reviewer, app.state.timers = bots, reviewer, timers
     app.state.create_limiter = (AddressLimiter(create_limit_per_minute)
                                 if create_limit_per_minute else None)
     app.state.seat_limiter = (AddressLimiter(seat_limit_per_minute)

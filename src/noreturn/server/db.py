@@ -76,6 +76,7 @@ class TableRow(Base):
         Index("ix_game_tables_newest", "created_at", "id"),
         Index("ix_game_tables_status_newest", "status", "created_at", "id"),
         Index("ix_game_tables_status_updated", "status", "updated_at"),
+        Index("ix_game_tables_status_deadline", "status", "turn_deadline"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -89,6 +90,10 @@ class TableRow(Base):
     record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     creator_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     bot_due: Mapped[bool] = mapped_column(Boolean, default=False, server_default=true())
+    turn_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    timeout_level: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    turn_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
+                                                           nullable=True)
 
 
 class SeatRow(Base):
@@ -116,8 +121,11 @@ class SeatRow(Base):
 class MoveRow(Base):
     """One accepted change of a game, at the version ``index`` (0, 1, 2, ...).
 
-    ``kind`` is ``action`` (``text`` is the action's text form; ``note`` a failed bot's note)
-    or ``leave`` (``text`` is the bot level that took the seat over).
+    ``kind`` is ``action`` (``text`` is the action's text form; ``note`` a failed bot's note),
+    ``leave`` (``text`` is the bot level that took the seat over), ``timeout`` (a person's
+    time ran out: ``text`` is the action the bot of level ``note`` played for the seat) or
+    ``undo`` (``seat`` took back its last turn: ``text`` is the version the game went back
+    to and the secret that orders the bag afresh, which never leaves the server).
     """
 
     __tablename__ = "table_moves"
@@ -129,6 +137,23 @@ class MoveRow(Base):
     kind: Mapped[str] = mapped_column(String(8))
     text: Mapped[str] = mapped_column(Text)
     note: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ChatRow(Base):
+    """One message of a table's chat (``chat.py``): plain text from a seat, with the name
+    the seat had then. ``id`` orders the messages of every table (a connection asks for
+    the ones after the last it sent)."""
+
+    __tablename__ = "table_chat"
+    __table_args__ = (Index("ix_table_chat_table", "table_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("game_tables.id", ondelete="CASCADE"))
+    seat: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 

@@ -22,6 +22,7 @@ from noreturn.server.games import public_table
 from noreturn.server.replay import public_replay
 from noreturn.server.schemas import NAME_LENGTH, CreateTable, SeatIn
 from noreturn.server.store import TableStore
+from noreturn.server.timing import check_turn_seconds, deadline_after
 from noreturn.table import BOT_NAMES
 
 TAKEOVER_LEVEL = "medium"
@@ -141,6 +142,8 @@ class Lobby:
     """The lobby's requests on the tables of a ``TableStore`` (module docstring)."""
 
     store: TableStore
+    turn_times: tuple[int, ...]
+    """The turn timers a new table may choose (``timing.TURN_TIMES`` by default)."""
 
     def create(self, body: CreateTable) -> dict[str, Any]:
         """A new table; the answer holds each human seat's token, shown this once.
@@ -153,6 +156,8 @@ class Lobby:
         rules = table_rules(body)
         names = seat_names(body.seats)
         levels = [check_level(s.level) if s.kind == "bot" else None for s in body.seats]
+        turn_seconds = check_turn_seconds(body.turn_seconds, self.turn_times)
+        timeout_level = check_level(body.timeout_level) if turn_seconds else None
         table_id = secrets.token_urlsafe(9)
         tokens = {i: new_token() for i, s in enumerate(body.seats) if s.kind == "human"}
         creator_token = new_token()
@@ -161,7 +166,9 @@ class Lobby:
             "id": table_id, "created_at": moment, "updated_at": moment,
             "status": "lobby" if tokens else "playing", "rules": rules.to_dict(),
             "seed": secrets.token_hex(16), "version": 0, "result": None, "record": None,
-            "creator_hash": hash_token(creator_token), "bot_due": not tokens}
+            "creator_hash": hash_token(creator_token), "bot_due": not tokens,
+            "turn_seconds": turn_seconds, "timeout_level": timeout_level,
+            "turn_deadline": None}
         seat_values: list[dict[str, Any]] = [
             {"table_id": table_id, "seat": i, "kind": s.kind, "name": names[i],
              "level": levels[i], "token_hash": hash_token(tokens[i]) if i in tokens else None,
@@ -240,6 +247,7 @@ class Lobby:
             _known, game = self.store.keep(session, row, seats)
             row.bot_due = game is not None and game.bot_to_move()
             self.store.write_seat(session, row, seat, "lobby")
+            self.store.set_deadline(session, row, game)
             return public_table(row, seats)
 
     def leave(self, table_id: str, token: str | None) -> dict[str, Any]:
@@ -258,6 +266,10 @@ class Lobby:
                 self.store.add_leave(session, row, seat.seat, TAKEOVER_LEVEL, before)
                 row.version = game.version
                 row.bot_due = game.bot_to_move()
+                # the person to move keeps the time they had; a seat a bot took over has none
+                running = row.turn_deadline if game.human_to_move() else None
+                row.turn_deadline = game.deadline = running or deadline_after(
+                    game, row.turn_seconds, now())
                 seat.replaced_by = TAKEOVER_LEVEL
                 seat.token_hash = None
             seat.joined = False

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from noreturn.engine import Rules
 
 NAME_LENGTH = 40
+MAX_TURN_SECONDS = 7 * 24 * 3600
+"""The longest turn timer a body may hold (the server allows fewer: ``timing.py``)."""
 PUBLISHED = Rules()
 """The published game: a server table may use at most its size in every parameter (a
 server policy, docs/server-protocol.md; the engine itself accepts larger variants)."""
@@ -72,11 +74,20 @@ class RulesIn(_Strict):
 
 
 class CreateTable(_Strict):
-    """``POST /api/tables``: 2-4 seats and optional size parameters (docs/rules.md)."""
+    """``POST /api/tables``: 2-4 seats, optional size parameters (docs/rules.md) and an
+    optional turn timer (``timing.TURN_TIMES``)."""
 
     seats: list[SeatIn] = Field(min_length=2, max_length=4)
     rules: RulesIn | None = Field(
         default=None, description="the size parameters; players is the number of seats")
+    turn_seconds: int | None = Field(
+        default=None, ge=1, le=MAX_TURN_SECONDS, strict=True,
+        description="the turn timer: seconds a person has per turn, one of 30, 60, 120, "
+                    "300, 3600, 14400, 43200, 86400, 259200; left out: no timer")
+    timeout_level: str | None = Field(
+        default=None, max_length=64,
+        description="the bot that plays a person's turn when their time runs out "
+                    "(a bot level; default medium)")
 
 
 class TokenBody(_Strict):
@@ -108,6 +119,14 @@ class ResultOut(BaseModel):
     ranks: list[int]
 
 
+class TimerOut(BaseModel):
+    """A table's turn timer: seconds per turn, and the bot that plays a turn whose time ran
+    out."""
+
+    seconds: int
+    level: str
+
+
 class Table(BaseModel):
     """A table's public description: the lobby shows these."""
 
@@ -118,6 +137,7 @@ class Table(BaseModel):
     seats: list[SeatOut]
     version: int
     result: ResultOut | None
+    timer: TimerOut | None = None
 
 
 class SeatLink(BaseModel):

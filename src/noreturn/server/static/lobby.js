@@ -2,6 +2,7 @@
 
 import { api, forgetTable, myTables, rememberTable } from "./api.js";
 import { h } from "./tiles.js";
+import { setupTimerChoice, timerChoice, timerSummary } from "./timerchoice.js";
 
 const $ = (id) => document.getElementById(id);
 const LEVELS = [
@@ -75,6 +76,7 @@ async function create(ev) {
   try {
     const rules = rulesFromForm();
     if (rules) body.rules = rules;
+    Object.assign(body, timerChoice());
   } catch (exc) {
     showError(exc.message);
     return;
@@ -170,6 +172,7 @@ function tableItem(t, mine) {
       h("span", { class: "muted", text: new Date(t.created_at).toLocaleString() })),
     h("div", { class: "table-seats", text: seatSummary(t) + result }),
     rules ? h("div", { class: "muted", text: `rules: ${rules}` }) : null,
+    t.timer ? h("div", { class: "muted timer-line", text: timerSummary(t) }) : null,
     h("div", { class: "inline wrap" }, ...actions));
 }
 
@@ -227,6 +230,7 @@ $("create-form").addEventListener("submit", create);
 $("refresh").addEventListener("click", loadTables);
 $("link-form").addEventListener("submit", openLink);
 renderSeats();
+setupTimerChoice();
 renderMine();
 loadTables();
 setInterval(() => {

@@ -11,6 +11,10 @@ import {
 import {
   actionText, canonicalAction, colour, h, handOrder, plural, richText, tileEl, tilesIn, valueSum,
 } from "./tiles.js";
+import { addChat, chatAccess, chatRefused, setupChat } from "./chat.js";
+import { _ } from "./i18n.js";
+import { setBaseTitle, setupTurnAlerts, turnAlert } from "./notify.js";
+import { setServerClock, showTimer } from "./timer.js";
 
 const $ = (id) => document.getElementById(id);
 const parts = location.pathname.split("/").filter(Boolean);
@@ -138,6 +142,9 @@ function onMessage(msg) {
       S.seat = msg.seat ?? null;
       S.table = msg.table ?? S.table;
       setConn("on", "connected");
+      setServerClock(msg.now);
+      chatAccess(S.seat, S.table ? S.table.status : "lobby");
+      $("chat").hidden = false;
       S.online = true;
       for (const old of $("errors").querySelectorAll(".error[data-kind=offline]")) old.remove();
       clearInterval(pingTimer);
@@ -163,8 +170,12 @@ function onMessage(msg) {
       else if (S.table && msg.status && S.table.status !== msg.status) S.table.status = msg.status;
       renderAll();
       if (keep !== undefined && myTurn()) showHand(); // a new turn of ours: the hand in view
+      chatAccess(S.seat, msg.status);
       break;
     }
+    case "chat":
+      addChat(msg.messages);
+      break;
     case "check":
       S.checks.set(canonicalAction(msg.action), { legal: msg.legal, reason: msg.reason });
       S.asked.delete(canonicalAction(msg.action));
@@ -185,6 +196,7 @@ function onMessage(msg) {
       S.hintPending = false;
       S.switchPending = false;
       showError(msg.message || "The server refused that.", msg.code);
+      chatRefused();
       if (msg.code === "bad_token") fatal = true;
       renderActions();
       break;
@@ -322,6 +334,7 @@ function renderAll() {
   });
   renderSide();
   renderEnd();
+  showTimer($("timer"), st.status === "playing" ? st.timer : null, S.seat, names());
 }
 
 let turnShown = false;
@@ -330,6 +343,9 @@ function renderFlags() {
   const turn = myTurn();
   if (turn && !turnShown) showHand();
   turnShown = turn;
+  turnAlert(turn, S.st && S.st.view && S.st.view.stage === "mulligan"
+    ? _("Your mulligan at table {id}: keep your hand or set tiles aside.", { id: tableId })
+    : _("Your turn at table {id}.", { id: tableId }));
   document.body.dataset.myTurn = turn ? "1" : "0";
   document.body.dataset.pending = S.pending ? "1" : "0";
 }
@@ -514,6 +530,8 @@ function renderActions() {
     : h("span", { class: "muted", text: turn ? "Tap tiles in your hand to select them." : "" }));
   $("declare").hidden = !legal.has("declare");
   $("declare").disabled = !turn || S.pending;
+  $("undo").hidden = !S.st.can_undo;
+  $("undo").disabled = S.pending || !S.online;
   $("hint").disabled = !turn || S.hintPending;
   $("hint").textContent = S.hintPending ? "Thinking…" : "Hint";
   $("clear").disabled = !S.selected.size && !S.target;
@@ -815,6 +833,8 @@ function onKey(ev) {
     done = aimKey(key);
   } else if (key === "d") {
     done = clickIf($("declare"));
+  } else if (key === "u") {
+    done = clickIf($("undo"));
   } else if (key === "h") {
     done = clickIf($("hint"));
   } else if (key === "w") {
@@ -835,7 +855,8 @@ function onKey(ev) {
 // ------------------------------------------------------------------------ wire
 function wire() {
   $("table-id").textContent = tableId;
-  document.title = `No Return · ${tableId}`;
+  setBaseTitle(`No Return · ${tableId}`);
+  wireOnline();
   $("reconnect").addEventListener("click", reopen);
   $("clear").addEventListener("click", () => {
     S.selected.clear();
@@ -883,6 +904,30 @@ function wire() {
   });
   // For tests and curious players: drop the connection to see the page reconnect by itself.
   window.noreturn = { drop: () => ws && ws.close(), state: () => S.st };
+}
+
+/** The parts of issue 18's "Online together" on this page: take-backs, your-turn alerts
+ * and the chat (their words through `_()`). */
+function wireOnline() {
+  $("undo").textContent = _("Take back my last turn");
+  $("undo").title = _("Against bots only: the table goes back to before your last turn.");
+  $("undo-key").textContent = _("u take back your last turn (only when every other seat is a bot)");
+  $("undo").addEventListener("click", () => {
+    if (!S.st || !S.st.can_undo || S.pending) return;
+    if (sendMsg({ type: "undo", version: S.version })) {
+      S.pending = true;
+      renderActions();
+    }
+  });
+  $("alerts-title").textContent = _("Your-turn alerts");
+  $("alerts-box").hidden = mode !== "play";
+  setupTurnAlerts($("alerts"));
+  $("chat-title").textContent = _("Table chat");
+  $("chat-empty").textContent = _("No messages yet.");
+  $("chat-label").textContent = _("Your message");
+  $("chat-input").placeholder = _("Say something to the table…");
+  $("chat-send").textContent = _("Send");
+  setupChat(sendMsg);
 }
 
 async function start() {

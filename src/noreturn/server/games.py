@@ -122,6 +122,7 @@ def public_table(row: TableRow | Any, seats: list[SeatRow] | list[Any]) -> dict[
         } for s in seats],
         "version": row.version,
         "result": row.result,
+        "rematch": getattr(row, "rematch_id", None),
     }
 
 

@@ -230,7 +230,7 @@ class TableStore:
         one statement.
         """
         page = select(TABLES.c.id, TABLES.c.status, TABLES.c.created_at, TABLES.c.rules,
-                      TABLES.c.version, TABLES.c.result)
+                      TABLES.c.version, TABLES.c.result, TABLES.c.rematch_id)
         if status:
             page = page.where(TABLES.c.status == status)
         newest = page.order_by(TABLES.c.created_at.desc(), TABLES.c.id.desc()).limit(limit)

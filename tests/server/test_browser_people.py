@@ -32,6 +32,7 @@ from test_browser import (
     wait_for_decision,
 )
 
+from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 from noreturn.server.service import TableService, hash_token
 
 PHONE = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True}
@@ -40,12 +41,13 @@ TINY = {"colors": 3, "max_value": 6, "hand_size": 5}
 KEY = re.compile(r"^[A-Za-z0-9_-]{43}$")
 
 
-def finished_between(server: ServerThread, names: list[str],
+def finished_between(running: ServerThread, names: list[str],
                      keys: list[str | None]) -> tuple[str, dict[int, str]]:
     """A game of people only, joined with ``keys`` and played to its end at random on the
     server's service; its id and seat tokens."""
-    service: TableService = server.app.state.service
-    made = service.create(_create_body(names))
+    service: TableService = running.app.state.service
+    made = service.create(CreateTable(seats=[SeatIn(kind="human", name=n) for n in names],
+                                      rules=RulesIn(**TINY)))
     table_id = made["table"]["id"]
     tokens = {link["seat"]: link["token"] for link in made["seat_links"]}
     for seat, token in tokens.items():
@@ -57,13 +59,6 @@ def finished_between(server: ServerThread, names: list[str],
         mine = service.state_message(table_id, seat, hash_token(tokens[seat]))
         service.act(table_id, seat, rng.choice(mine["legal"]), mine["version"])
     return table_id, tokens
-
-
-def _create_body(names: list[str]) -> Any:
-    from noreturn.server.schemas import CreateTable, RulesIn, SeatIn  # noqa: PLC0415
-
-    return CreateTable(seats=[SeatIn(kind="human", name=n) for n in names],
-                       rules=RulesIn(**TINY))
 
 
 def play_to_the_end(page: Any) -> None:
@@ -109,8 +104,15 @@ def test_my_games_and_the_leaderboard_with_the_browsers_key(
     page.locator("body[data-status=playing]").wait_for(state="attached")
     play_to_the_end(page)
     assert page.evaluate("localStorage.getItem('noreturn.playerKey')") == key  # made once
-    result = page.request.get(f"{base}/api/tables/{table_id}").json()["result"]
+    check_my_games(page, base, table_id)
+    check_the_board(page)
+    check_another_key(page, base, key, cy)
+    assert errors == []
 
+
+def check_my_games(page: Any, base: str, table_id: str) -> None:
+    """My games lists the finished table with the seat's place, and the rating."""
+    result = page.request.get(f"{base}/api/tables/{table_id}").json()["result"]
     page.goto(base + "/me")
     item = page.locator(f"#games li[data-id='{table_id}']")
     sync_api.expect(item).to_contain_text(f"place {result['ranks'][0]} of 2")
@@ -119,6 +121,10 @@ def test_my_games_and_the_leaderboard_with_the_browsers_key(
     sync_api.expect(page.locator("#rating")).to_contain_text("Ada · 1 rated game")
     assert overflow(page) == 0 and small_targets(page) == []
 
+
+def check_the_board(page: Any) -> None:
+    """The board (from My games): three games by default, then one; best first; this
+    browser's line and the bot marked; no sideways scrolling, phone or desktop."""
     page.click("#board-link")
     board = page.locator("#board tbody tr")
     sync_api.expect(board).to_have_count(2)  # Cy and Dot: three games each
@@ -134,18 +140,21 @@ def test_my_games_and_the_leaderboard_with_the_browsers_key(
     page.set_viewport_size(DESKTOP["viewport"])
     assert overflow(page) == 0
 
+
+def check_another_key(page: Any, base: str, key: str, other: str) -> None:
+    """A key brought from another device (``other``: Cy's) shows that person's games;
+    something else is refused with a reason."""
     page.goto(base + "/me")
     page.click("#key-box summary")
     page.fill("#key-input", "not a key")
     page.click("#key-box button[type=submit]")
     sync_api.expect(page.locator("#errors")).to_contain_text("not a player key")
-    page.fill("#key-input", cy)
+    page.fill("#key-input", other)
     page.click("#key-box button[type=submit]")
     sync_api.expect(page.locator("#rating")).to_contain_text("Cy · 3 rated games")
     sync_api.expect(page.locator("#games li")).to_have_count(3)
     assert overflow(page) == 0
-    assert page.input_value("#key-field") == cy and key not in page.content()
-    assert errors == []
+    assert page.input_value("#key-field") == other and key not in page.content()
 
 
 def test_a_rematch_keeps_the_seats_and_every_link_reaches_it(

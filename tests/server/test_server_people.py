@@ -99,6 +99,24 @@ def test_a_keyed_person_has_a_history_and_a_rating_once_per_table(
     assert service.players.history(new_key()) == {"rating": None, "tables": []}
 
 
+def test_a_rating_that_fails_is_made_at_a_later_read(
+        service: TableService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game is stored whatever happens to its rating; the board still answers, and
+    rates the table once it can."""
+    ada = new_key()
+
+    def broken(*_args: Any) -> Any:
+        raise RuntimeError("the rating failed")
+
+    monkeypatch.setattr("noreturn.server.players.rate_game", broken)
+    table_id, _tokens = played(service, {0: ada}, "Ada", "bot:easy")
+    assert service.get(table_id)["status"] == "finished"
+    assert service.players.leaderboard(min_games=1) == []
+    monkeypatch.undo()
+    assert [line["name"] for line in service.players.leaderboard(min_games=1)
+            if line["kind"] == "human"] == ["Ada"]
+
+
 def test_the_board_shows_the_name_last_used_and_never_a_key(service: TableService) -> None:
     ada = new_key()
     played(service, {0: ada}, "Ada", "bot:easy")

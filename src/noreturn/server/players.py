@@ -139,7 +139,7 @@ class Players:
                  .limit(batch))
         with self.sessions() as session:
             pending = [str(t) for (t,) in session.execute(query)]
-        return sum(self.rate(table_id) for table_id in pending)
+        return sum(self.finished(table_id) for table_id in pending)
 
     def rate(self, table_id: str) -> bool:
         """Rate the finished table ``table_id`` (once: a second call, here or in another
@@ -200,13 +200,16 @@ class Players:
                 PLAYER_SEATS.c.table_id == table_id, PLAYER_SEATS.c.seat == seat)
                 .values(ordinal_after=new[pid].ordinal))
 
-    def finished(self, table_id: str) -> None:
-        """Rate a table whose game just ended (``games.Games.finished``); a failure is
-        logged, and the table is rated by a later ``rate_pending``."""
+    def finished(self, table_id: str) -> bool:
+        """Rate a table whose game ended (``games.Games.finished``, ``rate_pending``);
+        whether ratings changed. A failure is logged, not raised: the game is stored
+        whatever happens to its rating, and a reader of the board must not get an error
+        for a table that fails to rate (a later ``rate_pending`` tries again)."""
         try:
-            self.rate(table_id)
+            return self.rate(table_id)
         except Exception:
             log.exception("rating table %s failed: it is tried again later", table_id)
+            return False
 
 
 __all__ = ["MIN_GAMES", "Players", "bind", "copy_keys", "rating_of", "unbind"]

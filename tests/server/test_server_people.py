@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator
 from random import Random
 from typing import Any
@@ -199,6 +200,19 @@ def test_a_rematch_keeps_the_seats_links_and_keys_and_is_made_once(
         made["id"], table_id]
     with pytest.raises(ConflictError, match="finish this one first"):
         service.rematch(made["id"], tokens[0])
+
+
+def test_rematches_asked_at_once_by_two_processes_are_one(
+        service: TableService, db_url: str) -> None:
+    table_id, tokens = played(service, {}, "Ada", "Bo")
+    other = TableService(make_engine(db_url))
+    before = len(service.list_tables(200))
+    with ThreadPoolExecutor(4) as pool:
+        made = list(pool.map(lambda i: (service, other)[i % 2].rematch(table_id, tokens[i % 2]),
+                             range(4)))
+    assert len({m["id"] for m in made}) == 1
+    assert len(service.list_tables(200)) == before + 1
+    other.engine.dispose()
 
 
 def test_a_rematch_against_bots_starts_at_once_and_a_leaver_is_a_bot(

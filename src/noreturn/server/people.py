@@ -20,7 +20,10 @@ from noreturn.server.schemas import ErrorOut, KeyBody, MyGames, Ranked, Table, T
 from noreturn.server.service import TableService
 from noreturn.server.workers import run
 
+MALFORMED: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut, "description": "malformed: the body is not JSON"}}
 REMATCH_ANSWERS: dict[int | str, dict[str, Any]] = {
+    **MALFORMED,
     403: {"model": ErrorOut, "description": "the token holds no seat at this table"},
     404: {"model": ErrorOut, "description": "no such table"},
     409: {"model": ErrorOut, "description": "the game did not end (yet)"},
@@ -45,7 +48,7 @@ def people_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> A
             bots.kick(made["id"])
         return made
 
-    @router.post("/me", response_model=MyGames, tags=["players"])
+    @router.post("/me", response_model=MyGames, tags=["players"], responses=MALFORMED)
     async def my_games(body: KeyBody) -> dict[str, Any]:
         """The player key's rating and tables, newest first (the key in the body, so it
         stays out of logs). An unknown key has no rating and no tables."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import logging
 import secrets
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from random import Random
 from typing import Any
 

@@ -57,7 +57,7 @@ function gameItem(entry, tokens) {
   if (table.rematch) {
     const next = enc(table.rematch);
     actions.push(h("a", { class: "button", href: token ? `/play/${next}#token=${enc(token)}&join=1` : `/watch/${next}` },
-      _("The rematch")));
+      token ? _("Play the rematch") : _("Watch the rematch")));
   }
   const names = table.seats.map((s) => (s.seat === seat
     ? h("b", { text: _("{name} (you)", { name: s.name }) })

@@ -56,6 +56,7 @@ from noreturn.server.limits import (
     MessageLimits,
 )
 from noreturn.server.messages import encode
+from noreturn.server.people import people_routes
 from noreturn.server.reviewer import QUEUE_SIZE, Reviewer
 from noreturn.server.reviews import (
     PENDING,
@@ -70,6 +71,7 @@ from noreturn.server.schemas import (
     ErrorOut,
     JoinBody,
     Replay,
+    StartBody,
     Table,
     TableStatus,
     TokenBody,
@@ -305,15 +307,15 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
                  responses=SEAT_ANSWERS, dependencies=SEAT_LIMIT)
     async def join(table_id: str, body: JoinBody) -> dict[str, Any]:
         """Join the seat the token holds; in the lobby the name may change."""
-        table = await run(service.join, table_id, body.token, body.name)
+        table = await run(service.join, table_id, body.token, body.name, body.player_key)
         await changed(table_id, bots_too=False)
         return table
 
     @router.post("/tables/{table_id}/start", response_model=Table, tags=["seats"],
                  responses=SEAT_ANSWERS, dependencies=SEAT_LIMIT)
-    async def start(table_id: str, body: TokenBody) -> dict[str, Any]:
+    async def start(table_id: str, body: StartBody) -> dict[str, Any]:
         """Start the game once every person has joined (409 names who has not)."""
-        table = await run(service.start, table_id, body.token)
+        table = await run(service.start, table_id, body.token, body.player_key)
         await changed(table_id)
         return table
 
@@ -350,6 +352,7 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
         """The finished game turn by turn with public views; 409 while it is not over."""
         return await run(service.replay, table_id)
 
+    router.include_router(people_routes(service, hub, bots))
     return router
 
 
@@ -361,7 +364,7 @@ def reviewing(service: TableService, playouts: int | None,
     if not playouts:
         return reviews, None
     reviewer = Reviewer(reviews, playouts, queue_size)
-    service.games.finished = reviewer.offer
+    service.after_game = reviewer.offer
     return reviews, reviewer
 
 
@@ -440,6 +443,14 @@ def page_routes(static_dir: Path) -> APIRouter:
     @router.get("/rules")
     async def rules_page() -> FileResponse:
         return page("rules.html")
+
+    @router.get("/leaderboard")
+    async def leaderboard_page() -> FileResponse:
+        return page("leaderboard.html")
+
+    @router.get("/me")
+    async def my_games_page() -> FileResponse:
+        return page("me.html")
 
     return router
 

@@ -126,6 +126,7 @@ def public_table(row: TableRow | Any, seats: list[SeatRow] | list[Any]) -> dict[
         "result": row.result,
         "timer": None if not getattr(row, "turn_seconds", None) else {
             "seconds": row.turn_seconds, "level": row.timeout_level or "medium"},
+        "rematch": getattr(row, "rematch_id", None),
     }
 
 

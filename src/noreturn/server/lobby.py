@@ -19,6 +19,7 @@ from noreturn.server.auth import hash_token, new_token
 from noreturn.server.db import SeatRow, TableRow, now
 from noreturn.server.errors import OVER, BadRequestError, ConflictError, over_message
 from noreturn.server.games import public_table
+from noreturn.server.players import bind, unbind
 from noreturn.server.replay import public_replay
 from noreturn.server.schemas import NAME_LENGTH, CreateTable, SeatIn
 from noreturn.server.store import TableStore
@@ -192,8 +193,10 @@ class Lobby:
         """One table's public description."""
         return self.store.public(table_id)
 
-    def join(self, table_id: str, token: str | None, name: str | None) -> dict[str, Any]:
-        """Mark the token's seat as joined; in the lobby its name may change."""
+    def join(self, table_id: str, token: str | None, name: str | None,
+             player_key: str | None = None) -> dict[str, Any]:
+        """Mark the token's seat as joined; in the lobby its name may change, and a player
+        key ties the seat to its person (players.py; fixed once the game starts)."""
         with self.store.transaction(table_id) as session:
             row, seats, seat = self.store.holder(session, table_id, token, detached=True)
             if row.status in OVER:
@@ -204,6 +207,8 @@ class Lobby:
             seat.joined = True
             row.updated_at = now()
             self.store.write_seat(session, row, seat, was)
+            if player_key and was == "lobby":
+                bind(session, table_id, seat.seat, player_key, seat.name)
             self.store.keep(session, row, seats)
             return public_table(row, seats)
 
@@ -222,8 +227,10 @@ class Lobby:
             raise BadRequestError(f"another seat is named {new!r}: choose another name")
         return new
 
-    def start(self, table_id: str, token: str | None) -> dict[str, Any]:
-        """Start the game (the token's seat counts as joined).
+    def start(self, table_id: str, token: str | None,
+              player_key: str | None = None) -> dict[str, Any]:
+        """Start the game (the token's seat counts as joined, with ``player_key`` if
+        given, as in ``join``).
 
         Raises:
             ConflictError: a person has not joined yet (named), or the game started already.
@@ -248,6 +255,8 @@ class Lobby:
             row.bot_due = game is not None and game.bot_to_move()
             self.store.write_seat(session, row, seat, "lobby")
             self.store.set_deadline(session, row, game)
+            if player_key:
+                bind(session, table_id, seat.seat, player_key, seat.name)
             return public_table(row, seats)
 
     def leave(self, table_id: str, token: str | None) -> dict[str, Any]:
@@ -274,7 +283,9 @@ class Lobby:
                 seat.token_hash = None
             seat.joined = False
             row.updated_at = now()
-            self.store.flush_seats(session, table_id)
+            self.store.flush_seats(session, table_id)  # the table's row first, as always
+            if row.status == "lobby":  # the seat is free again, for anyone's key
+                unbind(session, table_id, seat.seat)
             return public_table(row, seats)
 
     def record(self, table_id: str) -> dict[str, Any]:

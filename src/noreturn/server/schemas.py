@@ -90,6 +90,22 @@ class CreateTable(_Strict):
                     "(a bot level; default medium)")
 
 
+PLAYER_KEY_PATTERN = r"^[A-Za-z0-9_-]+$"
+"""A player key's characters: URL-safe base64, as the browser makes it (player.js)."""
+PLAYER_KEY_LENGTH = (32, 128)
+"""A player key's shortest and longest length: the browser's is 43 characters (32 random
+bytes); a shorter one would be guessable, a longer one is no use."""
+
+
+def _player_key(required: bool = False) -> Any:
+    """The field of a player key: a secret the browser keeps, stored only as a hash."""
+    return Field(default=... if required else None, min_length=PLAYER_KEY_LENGTH[0],
+                 max_length=PLAYER_KEY_LENGTH[1], pattern=PLAYER_KEY_PATTERN,
+                 description="this browser's player key (32-128 URL-safe characters, made "
+                             "once at random and kept in the browser): ties the seat to "
+                             "the person's history and rating; only its SHA-256 is stored")
+
+
 class TokenBody(_Strict):
     """A request made for one seat: its seat token."""
 
@@ -97,9 +113,25 @@ class TokenBody(_Strict):
 
 
 class JoinBody(TokenBody):
-    """Join a seat, optionally with a new name."""
+    """Join a seat, optionally with a new name and the person's player key."""
 
     name: str | None = Field(default=None, max_length=NAME_LENGTH)
+    player_key: str | None = _player_key()
+
+
+class StartBody(TokenBody):
+    """Start the game (joining the starter's seat), optionally with a player key."""
+
+    player_key: str | None = _player_key()
+
+
+class KeyBody(_Strict):
+    """``POST /api/me``: whose games (the key travels in the body, never in a URL, so
+    it stays out of access logs)."""
+
+    player_key: str = _player_key(required=True)
+    limit: int = Field(default=50, ge=1, le=200, strict=True,
+                       description="at most this many tables, newest first")
 
 
 class SeatOut(BaseModel):
@@ -138,6 +170,42 @@ class Table(BaseModel):
     version: int
     result: ResultOut | None
     timer: TimerOut | None = None
+    rematch: str | None = Field(
+        default=None, description="a finished game's rematch: the id of the table that "
+                                  "replays it with the same seats (POST .../rematch)")
+
+
+class Rating(BaseModel):
+    """An openskill rating (Plackett-Luce): ``ordinal`` = mu - 3 sigma orders the board."""
+
+    name: str
+    kind: Literal["human", "bot"]
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+
+
+class Ranked(Rating):
+    """A line of the leaderboard."""
+
+    rank: int
+
+
+class MyTable(BaseModel):
+    """A table in a person's history: the table, their seat, their ordinal after it
+    (None until it was rated, or when it was not)."""
+
+    table: Table
+    seat: int
+    ordinal_after: float | None
+
+
+class MyGames(BaseModel):
+    """``POST /api/me``: a person's rating (None before a rated game) and tables."""
+
+    rating: Rating | None
+    tables: list[MyTable]
 
 
 class SeatLink(BaseModel):

@@ -19,6 +19,8 @@ seed, which fixes the bag, never leaves the server while the game runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlalchemy import Engine
 
 from noreturn.server.auth import hash_token
@@ -44,12 +46,14 @@ from noreturn.server.lobby import (
     clean_name,
 )
 from noreturn.server.play import Acted, Play, Welcome
+from noreturn.server.players import Players
+from noreturn.server.rematch import Rematches
 from noreturn.server.store import TableStore
 from noreturn.server.timing import TURN_TIMES
 from noreturn.server.turns import Turns
 
 
-class TableService(Lobby, Play, BotTurns, Turns, TableChat):
+class TableService(Lobby, Play, BotTurns, Turns, TableChat, Rematches):
     """The tables of one database; see the module docstring."""
 
     def __init__(self, engine: Engine, cache_size: int = 256,
@@ -63,6 +67,19 @@ class TableService(Lobby, Play, BotTurns, Turns, TableChat):
         """The cache under the store (``games.Games``): its locks, for tests and tools."""
         self.sessions = self.store.sessions
         self._not_waiting: dict[str, int] = {}
+        self.players = Players(engine)
+        """Player keys' histories, ratings and the leaderboard (players.py)."""
+        self.after_game: Callable[[str], object] | None = None
+        """Called with a table's id after its game ended and was rated (the server's
+        reviewer queues it, ``reviewer.Reviewer.offer``): must not block."""
+        self.games.finished = self._game_over
+
+    def _game_over(self, table_id: str) -> None:
+        """A table's game ended (``games.Games.finished``): rate it, then tell
+        ``after_game``."""
+        self.players.finished(table_id)
+        if self.after_game is not None:
+            self.after_game(table_id)
 
 
 __all__ = [

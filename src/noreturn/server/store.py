@@ -244,7 +244,7 @@ class TableStore:
         """
         page = select(TABLES.c.id, TABLES.c.status, TABLES.c.created_at, TABLES.c.rules,
                       TABLES.c.version, TABLES.c.result, TABLES.c.turn_seconds,
-                      TABLES.c.timeout_level)
+                      TABLES.c.timeout_level, TABLES.c.rematch_id)
         if status:
             page = page.where(TABLES.c.status == status)
         newest = page.order_by(TABLES.c.created_at.desc(), TABLES.c.id.desc()).limit(limit)

@@ -1,6 +1,7 @@
 // The lobby: create a table (seats, bots, rules), share its links, list the tables.
 
 import { api, forgetTable, myTables, rememberTable } from "./api.js";
+import { _ } from "./i18n.js";
 import { h } from "./tiles.js";
 import { setupTimerChoice, timerChoice, timerSummary } from "./timerchoice.js";
 
@@ -221,6 +222,12 @@ function openLink(ev) {
     showError("That is not a table link: it looks like …/play/ID#token=… or …/watch/ID.");
   }
 }
+
+// the pages of people across tables (player keys: player.js)
+$("people-links").setAttribute("aria-label", _("Players"));
+$("people-links").replaceChildren(
+  h("a", { class: "button", href: "/me" }, _("My games")),
+  h("a", { class: "button", href: "/leaderboard" }, _("Leaderboard")));
 
 $("add-seat").addEventListener("click", () => {
   if (seats.length < 4) seats.push({ kind: "bot", name: "", level: "medium" });

@@ -5,6 +5,8 @@
 // state's `legal` list, and otherwise asks the server (`check`) why not and shows the reason.
 
 import { api } from "./api.js";
+import { _ } from "./i18n.js";
+import { playerKey, rememberSeat } from "./player.js";
 import {
   countUnseen, letters, phaseText, playerPanel, rowsEl, scoresTable, stageText, trackerEl,
   scoreWhy,
@@ -704,10 +706,46 @@ function renderEnd() {
   $("end-record").href = `/api/tables/${encodeURIComponent(tableId)}/record`;
   $("end-record").setAttribute("download", `noreturn-${tableId}.json`);
   $("end-replay").href = `/replay/${encodeURIComponent(tableId)}`;
+  renderRematch();
   if (!S.endShown) {
     S.endShown = true;
     end.focus();
     end.scrollIntoView({ block: "start" });
+  }
+}
+
+// -------------------------------------------------------------------- rematch
+// After a game a seated person may ask for a rematch: a new table, the same seats, which
+// this seat's token holds too. The finished table then points to it (`table.rematch`),
+// and every page of it, a spectator's too, offers the way there.
+function seated() {
+  return S.seat !== null && mode === "play" && Boolean(token);
+}
+
+function renderRematch() {
+  const next = (S.st && S.st.table && S.st.table.rematch) || (S.table && S.table.rematch);
+  const go = $("rematch-go");
+  const ask = $("rematch");
+  go.hidden = !next;
+  ask.hidden = Boolean(next) || !seated() || S.st.status !== "finished";
+  ask.textContent = _("Rematch");
+  if (!next) return;
+  go.textContent = seated() ? _("Play the rematch") : _("Watch the rematch");
+  go.href = seated()
+    ? `/play/${encodeURIComponent(next)}#token=${encodeURIComponent(token)}&join=1`
+    : `/watch/${encodeURIComponent(next)}`;
+}
+
+async function askRematch() {
+  const ask = $("rematch");
+  ask.disabled = true;
+  try {
+    const made = await api("POST", `/api/tables/${encodeURIComponent(tableId)}/rematch`, { token });
+    location.href = `/play/${encodeURIComponent(made.id)}#token=${encodeURIComponent(token)}&join=1`;
+  } catch (exc) {
+    showError(_("No rematch: {reason}", { reason: exc.message }));
+  } finally {
+    ask.disabled = false;
   }
 }
 
@@ -727,6 +765,8 @@ function confirmBox(title, text, okLabel) {
 
 // ------------------------------------------------------------------ lobby calls
 async function lobbyCall(what, body) {
+  const key = what === "join" || what === "start" ? playerKey() : null;
+  if (key) body = { ...body, player_key: key }; // this seat counts for the person (player.js)
   try {
     S.table = await api("POST", `/api/tables/${encodeURIComponent(tableId)}/${what}`, body);
     clearErrors();
@@ -953,6 +993,8 @@ async function start() {
     }
   }
   if (window.matchMedia("(min-width: 960px)").matches) $("tracker-box").open = true;
+  if (mode === "play" && token) rememberSeat(tableId, token);
+  $("rematch").addEventListener("click", askRematch);
   if (joinOnOpen && token) {
     history.replaceState(null, "", `${location.pathname}${location.search}#token=${encodeURIComponent(token)}`);
     if (S.table && S.table.status === "lobby") await lobbyCall("join", { token });

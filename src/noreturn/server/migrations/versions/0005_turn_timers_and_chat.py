@@ -10,7 +10,7 @@ process. Existing tables have no timer.
 ``table_chat`` holds each table's chat, one row per message, deleted with its table.
 
 Revision ID: 0005
-Revises: 0003 (re-chained after 0004 on merge)
+Revises: 0004
 Create Date: 2026-12-02
 """
 
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0005"
-down_revision: str | None = "0003"
+down_revision: str | None = "0004"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -20,7 +20,7 @@ from asyncio import create_task
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import FileResponse, JSONResponse
@@ -82,6 +82,7 @@ from noreturn.server.timing import TURN_TIMES
 from noreturn.server.words import words_routes
 from noreturn.server.workers import run
 from noreturn.server.wsguard import SocketGuard, quiet_invalid_utf8
+from noreturn.text.lang import speaking
 
 STATIC = Path(__file__).with_name("static")
 MESSAGE_LIMITS = MessageLimits()
@@ -348,9 +349,11 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
 
     @router.get("/tables/{table_id}/replay", response_model=Replay, tags=["games"],
                 responses={404: ERRORS[404], 409: ERRORS[409]})
-    async def replay(table_id: str) -> dict[str, Any]:
+    async def replay(table_id: str, lang: Literal["en", "de"] = Query(
+            default="en", description="the language of the turn log")) -> dict[str, Any]:
         """The finished game turn by turn with public views; 409 while it is not over."""
-        return await run(service.replay, table_id)
+        with speaking(lang):  # the worker thread inherits the reader's language
+            return await run(service.replay, table_id)
 
     router.include_router(people_routes(service, hub, bots))
     return router

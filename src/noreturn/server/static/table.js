@@ -5,7 +5,6 @@
 // state's `legal` list, and otherwise asks the server (`check`) why not and shows the reason.
 
 import { api } from "./api.js";
-import { _ } from "./i18n.js";
 import { playerKey, rememberSeat } from "./player.js";
 import {
   countUnseen, letters, phaseText, playerPanel, rowsEl, scoresTable, stageText, trackerEl,

@@ -428,6 +428,9 @@ def serve(
         min=0, help=_("finished games are reviewed in the background, one at a time at a low "
                       "priority, at this many playouts a decision (0: no reviews; "
                       "docs/review.md)"))] = 200,
+    extra_turn_seconds: Annotated[list[int] | None, typer.Option(
+        min=1, help=_("another turn timer new tables may choose, in seconds, besides 30 s to "
+                      "3 days (e.g. 5, to try timers out); may be given again"))] = None,
     lang: LangOption = None,
 ) -> None:
     """Serve online tables (the help above is the translated one)."""
@@ -437,6 +440,7 @@ def serve(
         from noreturn.server import create_app, default_db_url  # noqa: PLC0415
         from noreturn.server.broadcast import BroadcastError  # noqa: PLC0415
         from noreturn.server.limits import WS_MAX_SIZE  # noqa: PLC0415
+        from noreturn.server.timing import TURN_TIMES  # noqa: PLC0415
     except ImportError as exc:
         typer.echo(f"noreturn serve needs the server's packages ({exc.name} is missing): "
                    "reinstall noreturn: pip install -e .", err=True)
@@ -451,7 +455,8 @@ def serve(
                                 seat_limit_per_minute=seat_limit or None,
                                 sockets_per_address=socket_limit or None,
                                 failed_hellos_per_minute=failed_hello_limit or None,
-                                review_playouts=review_playouts or None)
+                                review_playouts=review_playouts or None,
+                                turn_times=(*TURN_TIMES, *(extra_turn_seconds or ())))
     except BroadcastError as exc:
         raise typer.BadParameter(str(exc), param_hint="--redis") from exc
     except ValueError as exc:  # the database (dbstart.DatabaseSetupError): one line, no trace

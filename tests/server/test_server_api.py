@@ -57,7 +57,7 @@ def test_create_answers_links_once_and_the_lobby_shows_public_data_only(
             {"seat": 1, "kind": "human", "name": "Bo", "level": None, "joined": False},
             {"seat": 2, "kind": "bot", "name": "Bea", "level": "easy", "joined": True},
         ],
-        "version": 0, "result": None,
+        "version": 0, "result": None, "timer": None, "rematch": None,
     }
     tokens = {link["seat"]: link["token"] for link in links}
     hidden = secrets_of(client, table_id, tokens)
@@ -197,6 +197,7 @@ def test_openapi_schema_is_valid_and_lists_the_api(client: TestClient) -> None:
         "/api/tables/{table_id}/start", "/api/tables/{table_id}/leave",
         "/api/tables/{table_id}/record", "/api/tables/{table_id}/replay",
         "/api/tables/{table_id}/close", "/api/tables/{table_id}/review", "/api/i18n",
+        "/api/tables/{table_id}/rematch", "/api/me", "/api/leaderboard",
         "/api/tutorial",
     }
     assert set(paths["/api/tables"]) == {"get", "post"}

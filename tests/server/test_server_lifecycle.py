@@ -187,7 +187,7 @@ def insert_tables(engine: Any, count: int) -> None:
 def test_the_lobby_of_thousands_of_tables_is_one_query_and_builds_no_game(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[str] = []
-    monkeypatch.setattr("noreturn.server.games.LocalTable",
+    monkeypatch.setattr("noreturn.server.rebuild.OnlineTable",
                         lambda *args, **kwargs: built.append("game") or 1 / 0)
     engine = make_engine(db_url)
     migrate(engine)

@@ -67,7 +67,8 @@ def test_each_documented_example_is_read_by_its_model_and_shows_its_fields(
     ({"type": "check", "action": ["pass"]},
      '"check" needs "action": a string, e.g. "action": "place R5 R2"'),
     ({"type": "hello", "token": None}, '"hello" needs "token": a string, e.g. "token": ...'),
-    ({"type": "dance"}, "unknown message type 'dance': use action, check, hint, switch or ping"),
+    ({"type": "dance"},
+     "unknown message type 'dance': use action, check, hint, switch, chat, undo or ping"),
 ])
 def test_a_refusal_names_what_is_needed_in_the_protocols_words(
         data: dict[str, object], message: str) -> None:

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from asyncio import create_task
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import FileResponse, JSONResponse
@@ -55,6 +56,7 @@ from noreturn.server.limits import (
     MessageLimits,
 )
 from noreturn.server.messages import encode
+from noreturn.server.people import people_routes
 from noreturn.server.reviewer import QUEUE_SIZE, Reviewer
 from noreturn.server.reviews import (
     PENDING,
@@ -69,15 +71,19 @@ from noreturn.server.schemas import (
     ErrorOut,
     JoinBody,
     Replay,
+    StartBody,
     Table,
     TableStatus,
     TokenBody,
 )
 from noreturn.server.service import NotFoundError, ServiceError, TableService
+from noreturn.server.timers import TIMER_SECONDS, TimerRunner
+from noreturn.server.timing import TURN_TIMES
 from noreturn.server.tutorial import router as tutorial_routes
 from noreturn.server.words import words_routes
 from noreturn.server.workers import run
 from noreturn.server.wsguard import SocketGuard, quiet_invalid_utf8
+from noreturn.text.lang import speaking
 
 STATIC = Path(__file__).with_name("static")
 MESSAGE_LIMITS = MessageLimits()
@@ -145,7 +151,9 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
                sweep_every: float | None = None,
                seat_limit_per_minute: int | None = None, sockets_per_address: int | None = None,
                failed_hellos_per_minute: int | None = None,
-               review_playouts: int | None = None, review_queue: int = QUEUE_SIZE) -> FastAPI:
+               review_playouts: int | None = None, review_queue: int = QUEUE_SIZE,
+               turn_times: tuple[int, ...] = TURN_TIMES,
+               timer_every: float = TIMER_SECONDS) -> FastAPI:
     """The server for the database at ``db_url`` (default: SQLite under XDG data).
 
     The database is checked now: connected, migrated to the newest revision and tried
@@ -172,6 +180,10 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     spend no CPU on reviews they never read): no reviews are made, stored ones are still
     given.
 
+    ``turn_times``: the turn timers a new table may choose (seconds; ``timing.TURN_TIMES``
+    by default: tests add a few seconds); every ``timer_every`` seconds the process plays
+    the turns whose time ran out (timers.py).
+
     Raises:
         ValueError: a database that cannot be used (``DatabaseSetupError``: one line that
             names the fix), or SQLite with Redis.
@@ -187,10 +199,11 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         if problem:
             raise BroadcastError(problem)
     engine = open_database(url)
-    service = TableService(engine)
+    service = TableService(engine, turn_times=turn_times)
     hub: Broadcaster = broadcaster or (RedisBroadcaster(redis_url) if redis_url is not None
                                        else LocalBroadcaster())
     bots = BotRunner(service, hub, bot_delay)
+    timers = TimerRunner(service, hub, bots)
     reviews, reviewer = reviewing(service, review_playouts, review_queue)
     every = sweep_every or min(SWEEP_SECONDS, min(lobby_after, idle_after) / 4)
 
@@ -203,16 +216,17 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
                 bots.kick(table_id)  # games waiting on a bot when the server stopped
         except UnavailableError:  # logged; the sweep finds them once the database is back
             pass
-        loop = asyncio.get_running_loop()
-        sweepers = [loop.create_task(bots.sweep(max(0.2, takeover_after / 4), takeover_after)),
-                    loop.create_task(sweep_forever(service, hub, run, every,
-                                                   lobby_after, idle_after))]
+        sweepers = [create_task(bots.sweep(max(0.2, takeover_after / 4), takeover_after)),
+                    create_task(sweep_forever(service, hub, run, every, lobby_after,
+                                              idle_after)),
+                    create_task(timers.watch(timer_every))]
         async with reviewer_running(reviewer):
             with collector_for_serving():
                 yield
         for sweeper in sweepers:
             sweeper.cancel()
         await asyncio.gather(*sweepers, return_exceptions=True)
+        await timers.stop()
         await bots.stop()
         if isinstance(hub, RedisBroadcaster):
             await hub.close()
@@ -228,9 +242,8 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         docs_url=None,  # Swagger UI and ReDoc load from an outside CDN: /openapi.json stays
         redoc_url=None,
     )
-    app.state.service = service
-    app.state.broadcaster = hub
-    app.state.bots, app.state.reviewer = bots, reviewer
+    app.state.service, app.state.broadcaster = service, hub
+    app.state.bots, app.state.reviewer, app.state.timers = bots, reviewer, timers
     app.state.create_limiter = (AddressLimiter(create_limit_per_minute)
                                 if create_limit_per_minute else None)
     app.state.seat_limiter = (AddressLimiter(seat_limit_per_minute)
@@ -296,15 +309,15 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
                  responses=SEAT_ANSWERS, dependencies=SEAT_LIMIT)
     async def join(table_id: str, body: JoinBody) -> dict[str, Any]:
         """Join the seat the token holds; in the lobby the name may change."""
-        table = await run(service.join, table_id, body.token, body.name)
+        table = await run(service.join, table_id, body.token, body.name, body.player_key)
         await changed(table_id, bots_too=False)
         return table
 
     @router.post("/tables/{table_id}/start", response_model=Table, tags=["seats"],
                  responses=SEAT_ANSWERS, dependencies=SEAT_LIMIT)
-    async def start(table_id: str, body: TokenBody) -> dict[str, Any]:
+    async def start(table_id: str, body: StartBody) -> dict[str, Any]:
         """Start the game once every person has joined (409 names who has not)."""
-        table = await run(service.start, table_id, body.token)
+        table = await run(service.start, table_id, body.token, body.player_key)
         await changed(table_id)
         return table
 
@@ -337,10 +350,13 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
 
     @router.get("/tables/{table_id}/replay", response_model=Replay, tags=["games"],
                 responses={404: ERRORS[404], 409: ERRORS[409]})
-    async def replay(table_id: str) -> dict[str, Any]:
+    async def replay(table_id: str, lang: Literal["en", "de"] = Query(
+            default="en", description="the language of the turn log")) -> dict[str, Any]:
         """The finished game turn by turn with public views; 409 while it is not over."""
-        return await run(service.replay, table_id)
+        with speaking(lang):  # the worker thread inherits the reader's language
+            return await run(service.replay, table_id)
 
+    router.include_router(people_routes(service, hub, bots))
     return router
 
 
@@ -352,7 +368,7 @@ def reviewing(service: TableService, playouts: int | None,
     if not playouts:
         return reviews, None
     reviewer = Reviewer(reviews, playouts, queue_size)
-    service.games.finished = reviewer.offer
+    service.after_game = reviewer.offer
     return reviews, reviewer
 
 
@@ -431,6 +447,14 @@ def page_routes(static_dir: Path) -> APIRouter:
     @router.get("/rules")
     async def rules_page() -> FileResponse:
         return page("rules.html")
+
+    @router.get("/leaderboard")
+    async def leaderboard_page() -> FileResponse:
+        return page("leaderboard.html")
+
+    @router.get("/me")
+    async def my_games_page() -> FileResponse:
+        return page("me.html")
 
     return router
 

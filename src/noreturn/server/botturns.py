@@ -17,7 +17,7 @@ from noreturn.engine import NoReturnError
 from noreturn.server.errors import ConflictError, ServiceError, check_table_id
 from noreturn.server.games import Known, Move
 from noreturn.server.store import TableStore
-from noreturn.table import BotMove, LocalTable
+from noreturn.table import BotMove, LocalTable, OnlineTable
 
 log = logging.getLogger("noreturn.server")
 
@@ -32,7 +32,7 @@ def thinks(game: LocalTable) -> bool:
     return budget_of(game.bots[game.state.to_move]) is not None
 
 
-def bot_due(known: Known, game: LocalTable | None) -> LocalTable | None:
+def bot_due(known: Known, game: OnlineTable | None) -> OnlineTable | None:
     """The game if it is in progress and a bot is to move in it, else None."""
     playing = known.status == "playing" and game is not None and game.bot_to_move()
     return game if playing else None

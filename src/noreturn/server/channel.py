@@ -20,6 +20,8 @@ from fastapi import WebSocket, WebSocketDisconnect
 from noreturn.server.advice import switch_message
 from noreturn.server.botrunner import BotRunner
 from noreturn.server.broadcast import Broadcaster
+from noreturn.server.chat import ChatLimiter, clean_chat
+from noreturn.server.db import now
 from noreturn.server.dbfaults import RETRY_AFTER_SECONDS, UnavailableError
 from noreturn.server.errors import (
     BadRequestError,
@@ -32,14 +34,17 @@ from noreturn.server.limits import CLOSE_FLOODING, MessageLimiter, MessageLimits
 from noreturn.server.messages import (
     CLIENT_MODELS,
     ActionMessage,
+    ChatMessage,
     CheckMessage,
     ClientMessage,
     Hello,
+    UndoMessage,
     encode,
     parse_message,
     read_message,
     unknown_type,
 )
+from noreturn.server.play import iso_time
 from noreturn.server.service import TableService
 from noreturn.server.workers import run, think
 from noreturn.server.wsguard import CLOSE_TRY_LATER, SocketGuard, client_of, frame_text
@@ -71,6 +76,9 @@ class Connection:
         self._send_lock = asyncio.Lock()
         self._last_state = ""
         self._last_version = -1
+        self.chat_seen = 0
+        """The id of the newest chat message sent to this connection."""
+        self.chat_pace = ChatLimiter()
         self.switch_answer: tuple[int, dict[str, Any]] | None = None
         """The last switch advice sent and the version it is for: asked again at that
         version, it is sent again, not weighed again (a client cannot make the server
@@ -139,7 +147,8 @@ class PlayChannel:
         self.guard = guard or SocketGuard()
         self.handlers: dict[str, Handler] = {
             "action": self.on_action, "check": self.on_check, "hint": self.on_hint,
-            "switch": self.on_switch, "ping": self.on_ping}
+            "switch": self.on_switch, "chat": self.on_chat, "undo": self.on_undo,
+            "ping": self.on_ping}
         """One handler per message type a client sends after its hello."""
 
     async def __call__(self, ws: WebSocket, table_id: str) -> None:
@@ -227,8 +236,10 @@ class PlayChannel:
             await self.refuse(conn, exc)
             return False
         conn.seat, conn.token_hash = welcome.seat, welcome.token_hash
-        await conn.send({"type": "welcome", "seat": conn.seat, "table": welcome.table})
+        await conn.send({"type": "welcome", "seat": conn.seat, "table": welcome.table,
+                         "now": iso_time(now())})
         await conn.send_state(welcome.state)
+        await self.push_chat(conn)
         if welcome.bot_due:  # the game waits on a bot (after a restart, say): let it move
             self.bots.kick(conn.table_id)
         return True
@@ -251,7 +262,10 @@ class PlayChannel:
         told = False
         while True:
             try:
-                return await conn.push_state(self.service, moved_to)
+                pushed = await conn.push_state(self.service, moved_to)
+                if pushed and moved_to is None:  # not a move: perhaps a chat message
+                    await self.push_chat(conn)
+                return pushed
             except UnavailableError as exc:
                 if not told:
                     await conn.error(exc.code, exc.message)
@@ -311,6 +325,12 @@ class PlayChannel:
                                       "another seat")
             raise unknown_type(kind)
         if model.seat_only and conn.seat is None:
+            if model is ChatMessage:
+                raise ConflictError("spectators read the chat but cannot write in it: open "
+                                    "your seat link to talk", "spectator")
+            if model is UndoMessage:
+                raise ConflictError("spectators cannot take back turns: open your seat link "
+                                    "to play", "spectator")
             raise ConflictError("spectators can't check actions or ask for hints: open your "
                                 "seat link to play", "spectator")
         await self.handlers[kind](conn, read_message(data))
@@ -327,6 +347,29 @@ class PlayChannel:
         await self.hub.publish(conn.table_id, acted.version)
         if acted.bot_due:
             self.bots.kick(conn.table_id)
+
+    async def on_undo(self, conn: Connection, message: UndoMessage) -> None:
+        """``undo``: take back this seat's last turn (against bots only); every connection
+        hears of it, and the bots move if one is to."""
+        acted = await run(self.service.take_back, conn.table_id, conn.seat, message.version)
+        await self.hub.publish(conn.table_id, acted.version)
+        if acted.bot_due:
+            self.bots.kick(conn.table_id)
+
+    async def on_chat(self, conn: Connection, message: ChatMessage) -> None:
+        """``chat``: checked (length, characters, this connection's pace) before any
+        database work, stored, then every connection of the table is told."""
+        text = clean_chat(message.text)
+        conn.chat_pace.admit()
+        await run(self.service.post_chat, conn.table_id, conn.seat, conn.token_hash, text)
+        await self.hub.publish(conn.table_id)
+
+    async def push_chat(self, conn: Connection) -> None:
+        """Send the chat messages this connection has not had yet (a ``chat`` message)."""
+        new = await run(self.service.chat_since, conn.table_id, conn.chat_seen)
+        if new:
+            conn.chat_seen = new[-1]["id"]
+            await conn.send({"type": "chat", "messages": new})
 
     async def on_check(self, conn: Connection, message: CheckMessage) -> None:
         """``check``: whether the action is legal now, and why not."""

@@ -30,6 +30,7 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     Engine,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -76,6 +77,7 @@ class TableRow(Base):
         Index("ix_game_tables_newest", "created_at", "id"),
         Index("ix_game_tables_status_newest", "status", "created_at", "id"),
         Index("ix_game_tables_status_updated", "status", "updated_at"),
+        Index("ix_game_tables_status_deadline", "status", "turn_deadline"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -89,6 +91,12 @@ class TableRow(Base):
     record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     creator_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     bot_due: Mapped[bool] = mapped_column(Boolean, default=False, server_default=true())
+    turn_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    timeout_level: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    turn_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
+                                                           nullable=True)
+    rematch_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """The finished game's rematch (rematch.py): set once, so asking twice finds it."""
 
 
 class SeatRow(Base):
@@ -116,8 +124,11 @@ class SeatRow(Base):
 class MoveRow(Base):
     """One accepted change of a game, at the version ``index`` (0, 1, 2, ...).
 
-    ``kind`` is ``action`` (``text`` is the action's text form; ``note`` a failed bot's note)
-    or ``leave`` (``text`` is the bot level that took the seat over).
+    ``kind`` is ``action`` (``text`` is the action's text form; ``note`` a failed bot's note),
+    ``leave`` (``text`` is the bot level that took the seat over), ``timeout`` (a person's
+    time ran out: ``text`` is the action the bot of level ``note`` played for the seat) or
+    ``undo`` (``seat`` took back its last turn: ``text`` is the version the game went back
+    to and the secret that orders the bag afresh, which never leaves the server).
     """
 
     __tablename__ = "table_moves"
@@ -129,6 +140,23 @@ class MoveRow(Base):
     kind: Mapped[str] = mapped_column(String(8))
     text: Mapped[str] = mapped_column(Text)
     note: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ChatRow(Base):
+    """One message of a table's chat (``chat.py``): plain text from a seat, with the name
+    the seat had then. ``id`` orders the messages of every table (a connection asks for
+    the ones after the last it sent)."""
+
+    __tablename__ = "table_chat"
+    __table_args__ = (Index("ix_table_chat_table", "table_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("game_tables.id", ondelete="CASCADE"))
+    seat: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
@@ -151,6 +179,49 @@ class ReviewRow(Base):
     claimed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     review: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class PlayerRow(Base):
+    """One rated player (players.py): a person known by the SHA-256 of the player key
+    their browser keeps (``id``, never the key), or a bot level (``id`` ``bot:LEVEL``).
+
+    ``name`` is the name the person last joined a table with (a bot: its level); ``mu``
+    and ``sigma`` are the openskill rating, ``ordinal`` (mu - 3 sigma) the leaderboard's
+    order, kept as a column so the board is one indexed read.
+    """
+
+    __tablename__ = "players"
+    __table_args__ = (Index("ix_players_ordinal", "ordinal"),)
+
+    id: Mapped[str] = mapped_column(String(80), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    name: Mapped[str] = mapped_column(String(64))
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class PlayerSeatRow(Base):
+    """A seat held by a player key: the person's history, and the table's rating claim.
+
+    Written when the seat is joined (or started) in the lobby with a key, removed when
+    the person leaves the lobby, copied to a rematch. ``rated`` turns True once the
+    finished table was rated (one guarded update claims it, so a table is rated once
+    whatever the number of processes); ``ordinal_after`` is the player's ordinal then.
+    """
+
+    __tablename__ = "player_seats"
+    __table_args__ = (Index("ix_player_seats_player", "player_id", "table_id"),
+                      Index("ix_player_seats_unrated", "rated", "table_id"))
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("game_tables.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(80), ForeignKey("players.id"))
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    ordinal_after: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 def default_db_url() -> str:

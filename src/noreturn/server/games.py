@@ -2,7 +2,7 @@
 
 The database is the truth: a table's row (status, version), its seats, and every accepted
 move at its index (= the version it was played at). A process keeps each table it served
-lately as a ``LocalTable`` (dealt from the secret seed, the stored moves replayed) together
+lately as an ``OnlineTable`` (dealt from the secret seed, the stored moves replayed) together
 with what a state message needs of the table besides the game (``Known``: names, token
 digests, the public table), and uses them without reading the database while it has no
 reason to think them old. That is safe because every change that matters to play takes a
@@ -38,9 +38,11 @@ from sqlalchemy import Connection, Engine, String, bindparam, insert, select, up
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
-from noreturn.engine import NoReturnError, Rules, parse_action
+from noreturn.engine import NoReturnError
 from noreturn.server.db import MoveRow, SeatRow, TableRow, now, session_factory
-from noreturn.table import LocalTable, Seat
+from noreturn.server.rebuild import dealt, replay_moves
+from noreturn.server.timing import deadline_after
+from noreturn.table import OnlineTable
 
 LOCK_STRIPES = 64
 log = logging.getLogger("noreturn.server")
@@ -53,7 +55,7 @@ moved first)."""
 
 STORE_MOVES = (
     f"WITH moved AS (UPDATE {TableRow.__tablename__} SET version = %(version)s, "
-    "updated_at = %(at)s, bot_due = %(bot_due)s "
+    "updated_at = %(at)s, bot_due = %(bot_due)s, turn_deadline = %(deadline)s "
     "WHERE id = %(table_id)s AND status = 'playing' RETURNING id) "
     f"INSERT INTO {MoveRow.__tablename__} "
     "(table_id, index, seat, kind, text, note, created_at) "
@@ -122,6 +124,9 @@ def public_table(row: TableRow | Any, seats: list[SeatRow] | list[Any]) -> dict[
         } for s in seats],
         "version": row.version,
         "result": row.result,
+        "timer": None if not getattr(row, "turn_seconds", None) else {
+            "seconds": row.turn_seconds, "level": row.timeout_level or "medium"},
+        "rematch": getattr(row, "rematch_id", None),
     }
 
 
@@ -182,7 +187,7 @@ class Games:
         self.autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
         """Single statements with no transaction around them (no BEGIN/COMMIT round trips)."""
         self.one_statement = engine.dialect.name == "postgresql"
-        self._games: OrderedDict[str, LocalTable] = OrderedDict()
+        self._games: OrderedDict[str, OnlineTable] = OrderedDict()
         self._known: OrderedDict[str, Known] = OrderedDict()
         self._guard = threading.Lock()
         self.finished: Callable[[str], object] | None = None
@@ -210,7 +215,7 @@ class Games:
             if held:
                 lock.release()
 
-    def cached(self, table_id: str) -> tuple[Known, LocalTable] | None:
+    def cached(self, table_id: str) -> tuple[Known, OnlineTable] | None:
         """The table's seats and game as last read or stored here, if they agree (same
         version) and the game has started; None otherwise. No database access."""
         with self._guard:
@@ -220,7 +225,7 @@ class Games:
             return None
         return (known, game) if game.version == known.version else None
 
-    def known(self, table_id: str) -> tuple[Known | None, LocalTable | None]:
+    def known(self, table_id: str) -> tuple[Known | None, OnlineTable | None]:
         """Whatever this process holds of the table (either may be None or older)."""
         with self._guard:
             return self._known.get(table_id), self._games.get(table_id)
@@ -233,7 +238,7 @@ class Games:
                 self._games.pop(table_id, None)
 
     def _keep(self, table_id: str, known: Known | None = None,
-              game: LocalTable | None = None) -> None:
+              game: OnlineTable | None = None) -> None:
         with self._guard:
             for cache, value in ((self._known, known), (self._games, game)):
                 if value is not None:
@@ -276,7 +281,7 @@ class Games:
             raise
 
     def load(self, session: Session, row: TableRow,
-             seats: list[SeatRow]) -> tuple[Known, LocalTable | None]:
+             seats: list[SeatRow]) -> tuple[Known, OnlineTable | None]:
         """The table as read in ``session`` (row and seats in one query, one snapshot),
         with its game caught up to the row's version (None in the lobby); kept."""
         known = Known.read(row, seats)
@@ -285,7 +290,7 @@ class Games:
         return known, game
 
     def game(self, session: Session, row: TableRow,
-             seats: list[SeatRow] | None = None) -> LocalTable:
+             seats: list[SeatRow] | None = None) -> OnlineTable:
         """The table's game, caught up with the moves stored up to the row's version.
 
         Raises:
@@ -294,33 +299,33 @@ class Games:
         """
         with self._guard:
             game = self._games.get(row.id)
+
+        def seated() -> list[SeatRow]:
+            return seats if seats is not None else list(session.scalars(select(
+                SeatRow).where(SeatRow.table_id == row.id).order_by(SeatRow.seat)))
+
+        def before(index: int) -> list[MoveRow]:
+            return list(session.scalars(select(MoveRow).where(
+                MoveRow.table_id == row.id, MoveRow.index < index).order_by(MoveRow.index)))
+
         if game is None or game.version > row.version:
-            if seats is None:
-                seats = list(session.scalars(select(SeatRow).where(
-                    SeatRow.table_id == row.id).order_by(SeatRow.seat)))
-            game = LocalTable(
-                [Seat(s.name, None if s.kind == "human" else s.level) for s in seats],
-                Rules.from_dict(row.rules), seed=row.seed, undo=False)
+            game = dealt(row, seated())
         if game.version < row.version:
             query = (select(MoveRow).where(MoveRow.table_id == row.id,
                                            MoveRow.index >= game.version,
                                            MoveRow.index < row.version)
                      .order_by(MoveRow.index))
-            for move in session.scalars(query):
-                if move.index != game.version:
-                    raise NoReturnError(f"table {row.id}: move {move.index} is missing")
-                if move.kind == "leave":
-                    game.replace_by_bot(move.seat, move.text)
-                else:
-                    game.replay(parse_action(move.text), move.note)
+            game = replay_moves(row.id, game, list(session.scalars(query)),
+                                lambda: dealt(row, seated()), before)
             if game.version != row.version:
                 raise NoReturnError(f"table {row.id}: moves {game.version} to "
                                     f"{row.version - 1} are missing")
+        game.deadline = None if row.turn_deadline is None else utc(row.turn_deadline)
         self._keep(row.id, game=game)
         return game
 
     # ---------------------------------------------------------------------- storing
-    def store(self, known: Known, game: LocalTable, moves: list[Move]) -> Known:
+    def store(self, known: Known, game: OnlineTable, moves: list[Move]) -> Known:
         """Store ``moves``, just made in ``game`` (this process's copy, whose seats are
         ``known``), and the table's new version; returns (and keeps) the table's new
         ``Known``. Call under the table's lock.
@@ -345,7 +350,7 @@ class Games:
                 log.exception("after table %s finished", table_id)
         return moved
 
-    def _write_moves(self, table_id: str, game: LocalTable,
+    def _write_moves(self, table_id: str, game: OnlineTable,
                      moves: list[Move]) -> tuple[int, str, datetime]:
         """PostgreSQL, the game going on: ``STORE_MOVES`` through the driver, in
         autocommit; the row's new key.
@@ -363,13 +368,15 @@ class Games:
         try:
             driver.autocommit = True
             try:
+                deadline = deadline_after(game, game.turn_seconds, moment)
                 stored = driver.execute(STORE_MOVES, {
                     "table_id": table_id, "at": moment, "version": game.version,
-                    "bot_due": game.bot_to_move(),
+                    "bot_due": game.bot_to_move(), "deadline": deadline,
                     "moves": Jsonb([{"index": m.version, "seat": m.seat, "kind": m.kind,
                                      "text": m.text, "note": m.note} for m in moves])})
                 if stored.rowcount == 0:
                     raise _not_in_play(table_id)
+                game.deadline = deadline
             finally:
                 if not driver.broken:
                     driver.autocommit = False
@@ -380,7 +387,7 @@ class Games:
         return game.version, "playing", moment
 
     def _write(self, conn: Connection, table_id: str, created_at: datetime,
-               game: LocalTable, moves: list[Move]) -> tuple[tuple[int, str, datetime],
+               game: OnlineTable, moves: list[Move]) -> tuple[tuple[int, str, datetime],
                                                              dict[str, Any] | None]:
         """The statements of ``store`` on ``conn`` (in a transaction); the row's new key
         and result.
@@ -390,8 +397,9 @@ class Games:
         abandoned meanwhile) takes no move: ``StaleError``, nothing stored.
         """
         moment = now()
+        deadline = deadline_after(game, game.turn_seconds, moment)
         values: dict[str, Any] = {"version": game.version, "updated_at": moment,
-                                  "bot_due": game.bot_to_move()}
+                                  "bot_due": game.bot_to_move(), "turn_deadline": deadline}
         status, result = "playing", None
         if game.is_over():
             state = game.state
@@ -409,4 +417,5 @@ class Games:
         conn.execute(insert(MoveRow), [
             {"table_id": table_id, "index": m.version, "seat": m.seat, "kind": m.kind,
              "text": m.text, "note": m.note, "created_at": moment} for m in moves])
+        game.deadline = deadline
         return (game.version, status, moment), result

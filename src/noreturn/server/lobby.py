@@ -19,9 +19,11 @@ from noreturn.server.auth import hash_token, new_token
 from noreturn.server.db import SeatRow, TableRow, now
 from noreturn.server.errors import OVER, BadRequestError, ConflictError, over_message
 from noreturn.server.games import public_table
+from noreturn.server.players import bind, unbind
 from noreturn.server.replay import public_replay
 from noreturn.server.schemas import NAME_LENGTH, CreateTable, SeatIn
 from noreturn.server.store import TableStore
+from noreturn.server.timing import check_turn_seconds, deadline_after
 from noreturn.table import BOT_NAMES
 
 TAKEOVER_LEVEL = "medium"
@@ -141,6 +143,8 @@ class Lobby:
     """The lobby's requests on the tables of a ``TableStore`` (module docstring)."""
 
     store: TableStore
+    turn_times: tuple[int, ...]
+    """The turn timers a new table may choose (``timing.TURN_TIMES`` by default)."""
 
     def create(self, body: CreateTable, seed: str | None = None) -> dict[str, Any]:
         """A new table; the answer holds each human seat's token, shown this once.
@@ -154,6 +158,8 @@ class Lobby:
         rules = table_rules(body)
         names = seat_names(body.seats)
         levels = [check_level(s.level) if s.kind == "bot" else None for s in body.seats]
+        turn_seconds = check_turn_seconds(body.turn_seconds, self.turn_times)
+        timeout_level = check_level(body.timeout_level) if turn_seconds else None
         table_id = secrets.token_urlsafe(9)
         tokens = {i: new_token() for i, s in enumerate(body.seats) if s.kind == "human"}
         creator_token = new_token()
@@ -162,7 +168,9 @@ class Lobby:
             "id": table_id, "created_at": moment, "updated_at": moment,
             "status": "lobby" if tokens else "playing", "rules": rules.to_dict(),
             "seed": seed or secrets.token_hex(16), "version": 0, "result": None, "record": None,
-            "creator_hash": hash_token(creator_token), "bot_due": not tokens}
+            "creator_hash": hash_token(creator_token), "bot_due": not tokens,
+            "turn_seconds": turn_seconds, "timeout_level": timeout_level,
+            "turn_deadline": None}
         seat_values: list[dict[str, Any]] = [
             {"table_id": table_id, "seat": i, "kind": s.kind, "name": names[i],
              "level": levels[i], "token_hash": hash_token(tokens[i]) if i in tokens else None,
@@ -186,8 +194,10 @@ class Lobby:
         """One table's public description."""
         return self.store.public(table_id)
 
-    def join(self, table_id: str, token: str | None, name: str | None) -> dict[str, Any]:
-        """Mark the token's seat as joined; in the lobby its name may change."""
+    def join(self, table_id: str, token: str | None, name: str | None,
+             player_key: str | None = None) -> dict[str, Any]:
+        """Mark the token's seat as joined; in the lobby its name may change, and a player
+        key ties the seat to its person (players.py; fixed once the game starts)."""
         with self.store.transaction(table_id) as session:
             row, seats, seat = self.store.holder(session, table_id, token, detached=True)
             if row.status in OVER:
@@ -198,6 +208,8 @@ class Lobby:
             seat.joined = True
             row.updated_at = now()
             self.store.write_seat(session, row, seat, was)
+            if player_key and was == "lobby":
+                bind(session, table_id, seat.seat, player_key, seat.name)
             self.store.keep(session, row, seats)
             return public_table(row, seats)
 
@@ -216,8 +228,10 @@ class Lobby:
             raise BadRequestError(f"another seat is named {new!r}: choose another name")
         return new
 
-    def start(self, table_id: str, token: str | None) -> dict[str, Any]:
-        """Start the game (the token's seat counts as joined).
+    def start(self, table_id: str, token: str | None,
+              player_key: str | None = None) -> dict[str, Any]:
+        """Start the game (the token's seat counts as joined, with ``player_key`` if
+        given, as in ``join``).
 
         Raises:
             ConflictError: a person has not joined yet (named), or the game started already.
@@ -241,6 +255,9 @@ class Lobby:
             _known, game = self.store.keep(session, row, seats)
             row.bot_due = game is not None and game.bot_to_move()
             self.store.write_seat(session, row, seat, "lobby")
+            self.store.set_deadline(session, row, game)
+            if player_key:
+                bind(session, table_id, seat.seat, player_key, seat.name)
             return public_table(row, seats)
 
     def leave(self, table_id: str, token: str | None) -> dict[str, Any]:
@@ -259,11 +276,17 @@ class Lobby:
                 self.store.add_leave(session, row, seat.seat, TAKEOVER_LEVEL, before)
                 row.version = game.version
                 row.bot_due = game.bot_to_move()
+                # the person to move keeps the time they had; a seat a bot took over has none
+                running = row.turn_deadline if game.human_to_move() else None
+                row.turn_deadline = game.deadline = running or deadline_after(
+                    game, row.turn_seconds, now())
                 seat.replaced_by = TAKEOVER_LEVEL
                 seat.token_hash = None
             seat.joined = False
             row.updated_at = now()
-            self.store.flush_seats(session, table_id)
+            self.store.flush_seats(session, table_id)  # the table's row first, as always
+            if row.status == "lobby":  # the seat is free again, for anyone's key
+                unbind(session, table_id, seat.seat)
             return public_table(row, seats)
 
     def record(self, table_id: str) -> dict[str, Any]:

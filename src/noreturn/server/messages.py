@@ -87,6 +87,24 @@ class SwitchMessage(ClientMessage):
     type: Literal["switch"]
 
 
+class ChatMessage(ClientMessage):
+    """A line in the table's chat (plain text; spectators read it, only seats write)."""
+
+    seat_only: ClassVar[bool] = True
+    type: Literal["chat"]
+    text: str = Field(strict=True, examples=["good luck!"],
+                      description="the message, at most 300 characters of plain text")
+
+
+class UndoMessage(ClientMessage):
+    """Take back this seat's last turn (every other seat a bot)."""
+
+    seat_only: ClassVar[bool] = True
+    type: Literal["undo"]
+    version: int = Field(strict=True, examples=[12],
+                         description="the version of the state the take-back was asked on")
+
+
 class PingMessage(ClientMessage):
     """Keep the connection alive: answered with ``pong``."""
 
@@ -94,13 +112,15 @@ class PingMessage(ClientMessage):
 
 
 AnyClientMessage = Annotated[
-    Hello | ActionMessage | CheckMessage | HintMessage | SwitchMessage | PingMessage,
+    Hello | ActionMessage | CheckMessage | HintMessage | SwitchMessage | ChatMessage
+    | UndoMessage | PingMessage,
     Field(discriminator="type")]
 CLIENT_MESSAGE: TypeAdapter[AnyClientMessage] = TypeAdapter(AnyClientMessage)
 """Validates a parsed client message into its model, chosen by its ``type``."""
 CLIENT_MODELS: dict[str, type[ClientMessage]] = {
     model.model_fields["type"].annotation.__args__[0]: model  # type: ignore[union-attr]
-    for model in (Hello, ActionMessage, CheckMessage, HintMessage, SwitchMessage, PingMessage)}
+    for model in (Hello, ActionMessage, CheckMessage, HintMessage, SwitchMessage, ChatMessage,
+                  UndoMessage, PingMessage)}
 """Each client message type and its model."""
 PLAY_TYPES = tuple(kind for kind in CLIENT_MODELS if kind != "hello")
 """The types a client may send after its hello."""
@@ -138,7 +158,7 @@ def parse_message(text: str) -> dict[str, Any]:
                               'such as {"type": "ping"}') from exc
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise BadRequestError('a message is a JSON object with a "type": hello, action, check, '
-                              "hint, switch or ping")
+                              "hint, switch, chat, undo or ping")
     return data
 
 
@@ -176,7 +196,8 @@ def read_message(data: dict[str, Any]) -> ClientMessage:
 
 
 __all__ = [
-    "CLIENT_MESSAGE", "CLIENT_MODELS", "PLAY_TYPES", "ActionMessage", "CheckMessage",
-    "ClientMessage", "Hello", "HintMessage", "PingMessage", "SwitchMessage", "encode",
+    "CLIENT_MESSAGE", "CLIENT_MODELS", "PLAY_TYPES", "ActionMessage", "ChatMessage",
+    "CheckMessage", "ClientMessage", "Hello", "HintMessage", "PingMessage", "SwitchMessage",
+    "UndoMessage", "encode",
     "needs", "parse_message", "read_message", "unknown_type",
 ]

@@ -13,6 +13,7 @@ moved first (a ``stale`` error).
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from noreturn.bots.switch import SwitchAdvice
@@ -29,9 +30,9 @@ from noreturn.server.errors import (
     check_table_id,
     over_message,
 )
-from noreturn.server.games import Known, Move
+from noreturn.server.games import Known, Move, utc
 from noreturn.server.store import Held, TableStore
-from noreturn.table import LocalTable
+from noreturn.table import LocalTable, OnlineTable
 from noreturn.text.lang import _
 from noreturn.text.refusals import refusal_text
 
@@ -55,7 +56,7 @@ class Acted(NamedTuple):
     bot_due: bool
 
 
-def state_of(known: Known, game: LocalTable | None, seat: int | None,
+def state_of(known: Known, game: OnlineTable | None, seat: int | None,
              token_hash: str | None) -> dict[str, Any]:
     """The state message from a table's seats (``known``) and its game (under its lock)
     for ``seat`` (None: a spectator), whose connection was opened with ``token_hash``.
@@ -67,7 +68,7 @@ def state_of(known: Known, game: LocalTable | None, seat: int | None,
     message: dict[str, Any] = {
         "type": "state", "version": known.version, "status": known.status, "view": None,
         "legal": [], "log": [], "names": list(known.names), "unseen": {},
-        "result": None, "table": known.table,
+        "result": None, "table": known.table, "timer": None, "can_undo": False,
     }
     if known.status == "lobby" or game is None:
         return message
@@ -79,6 +80,8 @@ def state_of(known: Known, game: LocalTable | None, seat: int | None,
         unseen={tile_code(t): n for t, n in sorted(seen.unseen().items()) if n > 0},
         legal=game.legal_texts() if mine else [],
         log=game.log(seat),
+        timer=timer_of(game),
+        can_undo=seat is not None and game.why_no_take_back(seat) is None,
     )
     if game.is_over():
         state = game.state
@@ -87,7 +90,24 @@ def state_of(known: Known, game: LocalTable | None, seat: int | None,
     return message
 
 
-def playing(held: Held, seat: int | None) -> LocalTable:
+def timer_of(game: OnlineTable) -> dict[str, Any] | None:
+    """The turn timer as a state shows it: the seconds per turn, the timeout bot, and
+    the seat whose time runs and when it runs out (an absolute time, the same in every
+    state of that version: a page counts down against the clock the welcome gave it)."""
+    if not game.turn_seconds:
+        return None
+    running = game.deadline is not None and game.human_to_move()
+    return {"seconds": game.turn_seconds, "level": game.timeout_level,
+            "seat": game.to_move() if running else None,
+            "deadline": iso_time(game.deadline) if running and game.deadline else None}
+
+
+def iso_time(moment: datetime) -> str:
+    """A UTC time as the protocol writes it (``2026-12-02T10:37:27.123Z``)."""
+    return utc(moment).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def playing(held: Held, seat: int | None) -> OnlineTable:
     """The game, for a seat that wants to play now.
 
     Raises:
@@ -214,7 +234,7 @@ class Play:
                 self.store.store(known, game, moves)
             return Acted(game.version, game.bot_to_move())
 
-    def _checked_game(self, table_id: str, seat: int | None) -> LocalTable:
+    def _checked_game(self, table_id: str, seat: int | None) -> OnlineTable:
         """The game as stored now, for ``check`` and ``hint`` (its seat to move)."""
         check_table_id(table_id)
         game = playing(self.store.read(table_id), seat)
@@ -264,4 +284,4 @@ class Play:
                 raise ConflictError(str(exc), advice.NOTHING_TO_WEIGH) from exc
 
 
-__all__ = ["Acted", "Play", "Welcome", "state_of"]
+__all__ = ["Acted", "Play", "Welcome", "iso_time", "state_of", "timer_of"]

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from noreturn.engine import Rules
 
 NAME_LENGTH = 40
+MAX_TURN_SECONDS = 7 * 24 * 3600
+"""The longest turn timer a body may hold (the server allows fewer: ``timing.py``)."""
 PUBLISHED = Rules()
 """The published game: a server table may use at most its size in every parameter (a
 server policy, docs/server-protocol.md; the engine itself accepts larger variants)."""
@@ -72,11 +74,36 @@ class RulesIn(_Strict):
 
 
 class CreateTable(_Strict):
-    """``POST /api/tables``: 2-4 seats and optional size parameters (docs/rules.md)."""
+    """``POST /api/tables``: 2-4 seats, optional size parameters (docs/rules.md) and an
+    optional turn timer (``timing.TURN_TIMES``)."""
 
     seats: list[SeatIn] = Field(min_length=2, max_length=4)
     rules: RulesIn | None = Field(
         default=None, description="the size parameters; players is the number of seats")
+    turn_seconds: int | None = Field(
+        default=None, ge=1, le=MAX_TURN_SECONDS, strict=True,
+        description="the turn timer: seconds a person has per turn, one of 30, 60, 120, "
+                    "300, 3600, 14400, 43200, 86400, 259200; left out: no timer")
+    timeout_level: str | None = Field(
+        default=None, max_length=64,
+        description="the bot that plays a person's turn when their time runs out "
+                    "(a bot level; default medium)")
+
+
+PLAYER_KEY_PATTERN = r"^[A-Za-z0-9_-]+$"
+"""A player key's characters: URL-safe base64, as the browser makes it (player.js)."""
+PLAYER_KEY_LENGTH = (32, 128)
+"""A player key's shortest and longest length: the browser's is 43 characters (32 random
+bytes); a shorter one would be guessable, a longer one is no use."""
+
+
+def _player_key(required: bool = False) -> Any:
+    """The field of a player key: a secret the browser keeps, stored only as a hash."""
+    return Field(default=... if required else None, min_length=PLAYER_KEY_LENGTH[0],
+                 max_length=PLAYER_KEY_LENGTH[1], pattern=PLAYER_KEY_PATTERN,
+                 description="this browser's player key (32-128 URL-safe characters, made "
+                             "once at random and kept in the browser): ties the seat to "
+                             "the person's history and rating; only its SHA-256 is stored")
 
 
 class TokenBody(_Strict):
@@ -86,9 +113,25 @@ class TokenBody(_Strict):
 
 
 class JoinBody(TokenBody):
-    """Join a seat, optionally with a new name."""
+    """Join a seat, optionally with a new name and the person's player key."""
 
     name: str | None = Field(default=None, max_length=NAME_LENGTH)
+    player_key: str | None = _player_key()
+
+
+class StartBody(TokenBody):
+    """Start the game (joining the starter's seat), optionally with a player key."""
+
+    player_key: str | None = _player_key()
+
+
+class KeyBody(_Strict):
+    """``POST /api/me``: whose games (the key travels in the body, never in a URL, so
+    it stays out of access logs)."""
+
+    player_key: str = _player_key(required=True)
+    limit: int = Field(default=50, ge=1, le=200, strict=True,
+                       description="at most this many tables, newest first")
 
 
 class SeatOut(BaseModel):
@@ -108,6 +151,14 @@ class ResultOut(BaseModel):
     ranks: list[int]
 
 
+class TimerOut(BaseModel):
+    """A table's turn timer: seconds per turn, and the bot that plays a turn whose time ran
+    out."""
+
+    seconds: int
+    level: str
+
+
 class Table(BaseModel):
     """A table's public description: the lobby shows these."""
 
@@ -118,6 +169,43 @@ class Table(BaseModel):
     seats: list[SeatOut]
     version: int
     result: ResultOut | None
+    timer: TimerOut | None = None
+    rematch: str | None = Field(
+        default=None, description="a finished game's rematch: the id of the table that "
+                                  "replays it with the same seats (POST .../rematch)")
+
+
+class Rating(BaseModel):
+    """An openskill rating (Plackett-Luce): ``ordinal`` = mu - 3 sigma orders the board."""
+
+    name: str
+    kind: Literal["human", "bot"]
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+
+
+class Ranked(Rating):
+    """A line of the leaderboard."""
+
+    rank: int
+
+
+class MyTable(BaseModel):
+    """A table in a person's history: the table, their seat, their ordinal after it
+    (None until it was rated, or when it was not)."""
+
+    table: Table
+    seat: int
+    ordinal_after: float | None
+
+
+class MyGames(BaseModel):
+    """``POST /api/me``: a person's rating (None before a rated game) and tables."""
+
+    rating: Rating | None
+    tables: list[MyTable]
 
 
 class SeatLink(BaseModel):

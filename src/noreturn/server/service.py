@@ -1,7 +1,8 @@
 """The tables' logic over the database: one object for the web app and the tests.
 
-``TableService`` is the lobby (``lobby.py``), play (``play.py``) and the bots' turns
-(``botturns.py``) over one table store (``store.py``: every SQL statement, and the one
+``TableService`` is the lobby (``lobby.py``), play (``play.py``), the bots' turns
+(``botturns.py``), timed-out turns and take-backs (``turns.py``) and the chat (``chat.py``)
+over one table store (``store.py``: every SQL statement, and the one
 cache of tables). Everything a table is lives in the database: the seats, the secret seed
 and every accepted move; a game is dealt from the seed with the stored moves replayed. So
 a restart loses nothing, and a second process needs no other state than the database's.
@@ -18,10 +19,13 @@ seed, which fixes the bag, never leaves the server while the game runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlalchemy import Engine
 
 from noreturn.server.auth import hash_token
 from noreturn.server.botturns import FAST_RUN, BotTurns
+from noreturn.server.chat import TableChat
 from noreturn.server.errors import (
     OVER,
     TABLE_ID,
@@ -42,20 +46,40 @@ from noreturn.server.lobby import (
     clean_name,
 )
 from noreturn.server.play import Acted, Play, Welcome
+from noreturn.server.players import Players
+from noreturn.server.rematch import Rematches
 from noreturn.server.store import TableStore
+from noreturn.server.timing import TURN_TIMES
+from noreturn.server.turns import Turns
 
 
-class TableService(Lobby, Play, BotTurns):
+class TableService(Lobby, Play, BotTurns, Turns, TableChat, Rematches):
     """The tables of one database; see the module docstring."""
 
-    def __init__(self, engine: Engine, cache_size: int = 256) -> None:
-        """Serve the tables in ``engine``'s database (migrated already)."""
+    def __init__(self, engine: Engine, cache_size: int = 256,
+                 turn_times: tuple[int, ...] = TURN_TIMES) -> None:
+        """Serve the tables in ``engine``'s database (migrated already); a new table may
+        choose one of ``turn_times`` as its turn timer."""
         self.engine = engine
+        self.turn_times = turn_times
         self.store = TableStore(engine, cache_size)
         self.games = self.store.games
         """The cache under the store (``games.Games``): its locks, for tests and tools."""
         self.sessions = self.store.sessions
         self._not_waiting: dict[str, int] = {}
+        self.players = Players(engine)
+        """Player keys' histories, ratings and the leaderboard (players.py)."""
+        self.after_game: Callable[[str], object] | None = None
+        """Called with a table's id after its game ended and was rated (the server's
+        reviewer queues it, ``reviewer.Reviewer.offer``): must not block."""
+        self.games.finished = self._game_over
+
+    def _game_over(self, table_id: str) -> None:
+        """A table's game ended (``games.Games.finished``): rate it, then tell
+        ``after_game``."""
+        self.players.finished(table_id)
+        if self.after_game is not None:
+            self.after_game(table_id)
 
 
 __all__ = [

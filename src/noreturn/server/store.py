@@ -51,7 +51,9 @@ from noreturn.server.games import (
     public_table,
     row_key,
 )
-from noreturn.table import LocalTable
+from noreturn.server.rebuild import dealt, rebuilt
+from noreturn.server.timing import deadline_after
+from noreturn.table import OnlineTable
 
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
@@ -72,7 +74,7 @@ NEW_TABLE, NEW_SEATS = insert(TABLES), insert(SEATS)
 OPEN = ("lobby", "playing")
 """The statuses a table can be closed or abandoned from."""
 
-Held = tuple[Known, LocalTable | None]
+Held = tuple[Known, OnlineTable | None]
 """A table as held or read: its seats and public description, and its game (None in the
 lobby)."""
 
@@ -111,7 +113,7 @@ class TableStore:
             self.games.forget(table_id)
             raise
 
-    def store(self, known: Known, game: LocalTable, moves: list[Move]) -> None:
+    def store(self, known: Known, game: OnlineTable, moves: list[Move]) -> None:
         """Store ``moves``, just made in the held ``game`` (``Games.store``); a move at
         one of their indices stored first by another writer is a ``stale`` refusal."""
         try:
@@ -182,13 +184,24 @@ class TableStore:
             self.games.load(session, row, seat_rows)  # kept as it will be stored
             return public_table(row, seat_rows)
 
+    @staticmethod
+    def set_deadline(session: Session, row: TableRow, game: OnlineTable | None) -> None:
+        """Store when the first turn of a game just started runs out (its timer's), in
+        the row and in the held game."""
+        if game is None or not row.turn_seconds:
+            return
+        row.turn_deadline = game.deadline = deadline_after(game, row.turn_seconds,
+                                                           row.updated_at)
+        session.connection().execute(update(TABLES).where(TABLES.c.id == row.id).values(
+            turn_deadline=row.turn_deadline))
+
     def keep(self, session: Session, row: TableRow, seats: list[SeatRow]) -> Held:
         """Hold the table as it will be stored when ``session`` commits, its game caught
         up (should the write or the commit fail, the transaction forgets it): the next
         look reads one row, not the table and its seats."""
         return self.games.load(session, row, seats)
 
-    def game(self, session: Session, row: TableRow, seats: list[SeatRow]) -> LocalTable:
+    def game(self, session: Session, row: TableRow, seats: list[SeatRow]) -> OnlineTable:
         """The table's game, caught up with its stored moves, to change in ``session``."""
         return self.games.game(session, row, seats)
 
@@ -230,7 +243,8 @@ class TableStore:
         one statement.
         """
         page = select(TABLES.c.id, TABLES.c.status, TABLES.c.created_at, TABLES.c.rules,
-                      TABLES.c.version, TABLES.c.result)
+                      TABLES.c.version, TABLES.c.result, TABLES.c.turn_seconds,
+                      TABLES.c.timeout_level, TABLES.c.rematch_id)
         if status:
             page = page.where(TABLES.c.status == status)
         newest = page.order_by(TABLES.c.created_at.desc(), TABLES.c.id.desc()).limit(limit)
@@ -289,7 +303,7 @@ class TableStore:
             else:
                 yield self.read(table_id)
 
-    def held_since(self, table_id: str, version: int) -> tuple[Known, LocalTable] | None:
+    def held_since(self, table_id: str, version: int) -> tuple[Known, OnlineTable] | None:
         """The table from memory only, if held at ``version`` or later; else None. Call
         under the table's lock.
 
@@ -330,6 +344,30 @@ class TableStore:
             query = query.where(TABLES.c.updated_at < now() - timedelta(seconds=idle_seconds))
         with self.games.autocommit.connect() as conn:
             return [(str(i), int(v)) for i, v in conn.execute(query)]
+
+    # ------------------------------------------------------------- turn timers
+    @staticmethod
+    def clock() -> datetime:
+        """The time deadlines are compared with (UTC)."""
+        return now()
+
+    def expired_rows(self, limit: int = 100) -> list[str]:
+        """The games in progress whose turn's deadline has passed (at most ``limit``, the
+        longest overdue first): one query on the (status, turn_deadline) index."""
+        query = (select(TABLES.c.id).where(TABLES.c.status == "playing",
+                                           TABLES.c.turn_deadline < now())
+                 .order_by(TABLES.c.turn_deadline).limit(limit))
+        with self.games.autocommit.connect() as conn:
+            return [str(table_id) for (table_id,) in conn.execute(query)]
+
+    def rebuilt(self, table_id: str, version: int) -> OnlineTable:
+        """The table's game as it was at ``version``, rebuilt from its seed and stored
+        moves (for a take-back; nothing held changes)."""
+        with self.sessions() as session:
+            row, seats = self.row_and_seats(session, table_id)
+            moves = session.scalars(select(MoveRow).where(
+                MoveRow.table_id == table_id, MoveRow.index < version).order_by(MoveRow.index))
+            return rebuilt(table_id, dealt(row, seats), moves)
 
     # ---------------------------------------------------------- ends of tables
     def close(self, table_id: str, token: str | None) -> None:

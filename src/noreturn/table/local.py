@@ -229,15 +229,15 @@ class LocalTable(PersonHelp):
         self._reshuffle()
         return None
 
-    def _reshuffle(self) -> None:
-        """Order the bag afresh from a new secret seed, the bots' generators too.
+    def _reshuffle(self, secret: int | None = None) -> None:
+        """Order the bag afresh from a new secret seed (``secret``: a given one, which a
+        server stores to rebuild the game), the bots' generators too.
 
         The person has seen what the undone move drew (and how the bots answered): with the
         old order the same move would draw the same tiles again. The record's ``meta``
         notes the event from which the table's ``seed`` no longer tells the draws.
         """
-        now = self._now
-        secret = secrets.randbits(64)
+        now, secret = self._now, secrets.randbits(64) if secret is None else secret
         now.deck = reshuffled(now.state, secret)
         now.rngs = [Random(f"bot:{secret}:{i}") for i in range(len(self.seats))]
         meta = now.writer.meta if now.writer.meta is not None else {}

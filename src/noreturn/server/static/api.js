@@ -1,5 +1,7 @@
 // HTTP calls to the server's JSON API, with errors turned into readable messages.
 
+import { _ } from "./i18n.js";
+
 /** A readable line from an error body: `{"detail": "..."}` or FastAPI's 422 list. */
 export function detailText(data, fallback) {
   const d = data && data.detail;
@@ -21,7 +23,7 @@ export async function api(method, path, body) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (exc) {
-    throw new Error(`cannot reach the server (${exc.message}); check your connection`);
+    throw new Error(_("cannot reach the server ({error}); check your connection", { error: exc.message }));
   }
   let data = null;
   try {

@@ -1,7 +1,8 @@
 // The table itself, drawn from a view (the JSON of docs/server-protocol.md): players with
 // their rows, piles, phases, hand counts and scores. Shared by the table and the replay page.
 
-import { COLOURS, colour, colourTag, h, plural, tileEl, valueSum } from "./tiles.js";
+import { _, ngettext } from "./i18n.js";
+import { colourName, COLOURS, colourTag, h, tileEl, tilesCount, valueSum } from "./tiles.js";
 
 /** The letters of the variant's colours, in order. */
 export function letters(view) {
@@ -10,30 +11,33 @@ export function letters(view) {
 
 /** "phase 1 · placing" / "phase 2 · scoring". */
 export function phaseText(phase) {
-  return phase === 2 ? "phase 2 · scoring" : "phase 1 · placing";
+  return phase === 2 ? _("phase 2 · scoring") : _("phase 1 · placing");
 }
 
 /** Why a score is what it is (a tooltip): tiles in rows count against their owner. */
-export const SCORE_WHY = "score now = pile − rows: tiles still in your rows count against you until you score them";
+export function scoreWhy() {
+  return _("score now = pile − rows: tiles still in your rows count against you until you score them");
+}
 
 /** What an empty row means: never started (phase 1), scored away, or never placed. */
 function emptyRowText(p, letter) {
-  if (p.pile.some((code) => code.startsWith(letter))) return "row scored";
-  return p.phase === 2 ? "no row (none placed)" : "no row yet";
+  if (p.pile.some((code) => code.startsWith(letter))) return _("row scored");
+  return p.phase === 2 ? _("no row (none placed)") : _("no row yet");
 }
 
 /** What the table is doing, in words. */
 export function stageText(view, names) {
-  const who = names[view.to_move] ?? `seat ${view.to_move + 1}`;
+  const who = names[view.to_move] ?? _("seat {n}", { n: view.to_move + 1 });
   switch (view.stage) {
     case "deal":
-      return "dealing";
+      return _("dealing");
     case "mulligan":
-      return `mulligan: ${who} chooses`;
+      return _("mulligan: {name} chooses", { name: who });
     case "over":
-      return "game over";
+      return _("game over");
     default:
-      return `${who} to move${view.ending ? " · last round" : ""}`;
+      return view.ending ? _("{name} to move · last round", { name: who })
+        : _("{name} to move", { name: who });
   }
 }
 
@@ -51,9 +55,11 @@ export function rowsEl(view, seat, opts = {}) {
     any = any || row.length > 0;
     const line = h("div", { class: `row${row.length ? "" : " empty"}`, dataset: { row: letter } });
     const tag = colourTag(letter);
-    const said = row.length ? `${plural(row.length, "tile")} = ${valueSum(row)}` : emptyRowText(p, letter);
+    const said = row.length ? `${tilesCount(row.length)} = ${valueSum(row)}` : emptyRowText(p, letter);
     tag.setAttribute("role", "img");
-    tag.setAttribute("aria-label", `${colour(letter).name} row: ${row.length ? said : `empty, ${said}`}`);
+    tag.setAttribute("aria-label", row.length
+      ? _("{colour} row: {said}", { colour: colourName(letter), said })
+      : _("{colour} row: empty, {said}", { colour: colourName(letter), said }));
     line.append(tag);
     const tiles = h("div", { class: "row-tiles" });
     row.forEach((code, i) => {
@@ -63,7 +69,7 @@ export function rowsEl(view, seat, opts = {}) {
         tileOpts.onClick = () => opts.onTile(letter, i);
         tileOpts.fkey = `row-${letter}-${i}`;
         tileOpts.selected = aimed;
-        tileOpts.extraLabel = `score the last ${row.length - i} of this row`;
+        tileOpts.extraLabel = _("score the last {n} of this row", { n: row.length - i });
       }
       tiles.append(tileEl(code, tileOpts));
     });
@@ -73,7 +79,7 @@ export function rowsEl(view, seat, opts = {}) {
     wrap.append(line);
   }
   if (!any && !opts.showEmpty) {
-    const none = p.phase === 2 ? (p.pile.length ? "all rows scored" : "no rows") : "no rows yet";
+    const none = p.phase === 2 ? (p.pile.length ? _("all rows scored") : _("no rows")) : _("no rows yet");
     wrap.append(h("p", { class: "muted", text: none }));
   }
   return wrap;
@@ -81,9 +87,9 @@ export function rowsEl(view, seat, opts = {}) {
 
 /** A pile or the paid tiles: "pile 3 tiles = 17" with the tiles in a details element. */
 function tileHeap(label, codes) {
-  if (!codes.length) return h("span", { class: "heap muted", text: `${label}: none` });
+  if (!codes.length) return h("span", { class: "heap muted", text: _("{label}: none", { label }) });
   const d = h("details", { class: "heap" });
-  d.append(h("summary", { text: `${label}: ${plural(codes.length, "tile")} = ${valueSum(codes)}` }));
+  d.append(h("summary", { text: `${label}: ${tilesCount(codes.length)} = ${valueSum(codes)}` }));
   const list = h("div", { class: "heap-tiles" });
   for (const c of codes) list.append(tileEl(c, { size: "mini" }));
   d.append(list);
@@ -96,24 +102,25 @@ export function playerPanel(view, seat, names, opts = {}) {
   const moving = view.stage !== "over" && view.to_move === seat;
   const panel = h("section", {
     class: `player${moving ? " moving" : ""}${opts.me ? " me" : ""}`,
-    "aria-label": `${names[seat]}${opts.me ? " (you)" : ""}`,
+    "aria-label": opts.me ? _("{name} (you)", { name: names[seat] }) : names[seat],
     dataset: { seat: String(seat) },
   });
   const head = h("div", { class: "player-head" },
-    h("h3", { class: "pname" }, names[seat] ?? `seat ${seat + 1}`, opts.me ? " (you)" : ""),
-    moving ? h("span", { class: "badge moving-badge", text: "▶ to move" }) : null,
+    h("h3", { class: "pname" }, opts.me ? _("{name} (you)", { name: names[seat] ?? _("seat {n}", { n: seat + 1 }) })
+      : names[seat] ?? _("seat {n}", { n: seat + 1 })),
+    moving ? h("span", { class: "badge moving-badge", text: _("▶ to move") }) : null,
     h("span", { class: `badge phase phase${p.phase}`, text: phaseText(p.phase) }),
   );
   const facts = h("div", { class: "facts" },
-    h("span", { class: "fact" }, "hand ", h("b", { text: String(p.hand_count) })),
-    h("span", { class: "fact", title: SCORE_WHY }, "score now ", h("b", { class: "score", text: String(p.score) })),
-    h("span", { class: "fact" }, "exchanged ", h("b", { text: String(p.exchanged_count) })),
+    h("span", { class: "fact" }, _("hand") + " ", h("b", { text: String(p.hand_count) })),
+    h("span", { class: "fact", title: scoreWhy() }, _("score now") + " ", h("b", { class: "score", text: String(p.score) })),
+    h("span", { class: "fact" }, _("exchanged") + " ", h("b", { text: String(p.exchanged_count) })),
     p.mulligan_count === null ? null
-      : h("span", { class: "fact" }, "mulligan ", h("b", { text: String(p.mulligan_count) })),
+      : h("span", { class: "fact" }, _("mulligan") + " ", h("b", { text: String(p.mulligan_count) })),
   );
   panel.append(head, facts);
   if (!opts.noRows) panel.append(rowsEl(view, seat, { sums: true }));
-  panel.append(h("div", { class: "heaps" }, tileHeap("pile", p.pile), tileHeap("paid", p.paid)));
+  panel.append(h("div", { class: "heaps" }, tileHeap(_("pile"), p.pile), tileHeap(_("paid"), p.paid)));
   return panel;
 }
 
@@ -121,15 +128,15 @@ export function playerPanel(view, seat, names, opts = {}) {
  * is the server's business: seat order). */
 export function scoresTable(view, names, me) {
   const t = h("table", { class: "scores" });
-  t.append(h("caption", { text: view.stage === "over" ? "Final scores (pile − rows)"
-    : "Scores so far (pile − rows: tiles in rows count against you until scored)" }));
+  t.append(h("caption", { text: view.stage === "over" ? _("Final scores (pile − rows)")
+    : _("Scores so far (pile − rows: tiles in rows count against you until scored)") }));
   t.append(h("thead", {}, h("tr", {},
-    h("th", { scope: "col", text: "player" }), h("th", { scope: "col", text: "phase" }),
-    h("th", { scope: "col", text: "pile" }), h("th", { scope: "col", text: "score" }))));
+    h("th", { scope: "col", text: _("player") }), h("th", { scope: "col", text: _("phase") }),
+    h("th", { scope: "col", text: _("pile") }), h("th", { scope: "col", text: _("score") }))));
   const body = h("tbody");
   view.players.forEach((p, seat) => {
     body.append(h("tr", { class: seat === me ? "me" : null },
-      h("th", { scope: "row", text: names[seat] ?? `seat ${seat + 1}` }),
+      h("th", { scope: "row", text: names[seat] ?? _("seat {n}", { n: seat + 1 }) }),
       h("td", { text: String(p.phase) }),
       h("td", { text: String(valueSum(p.pile)) }),
       h("td", { class: "score", text: String(p.score) })));
@@ -142,11 +149,12 @@ export function scoresTable(view, names, me) {
 export function trackerEl(view, unseen) {
   const wrap = h("div", { class: "tracker" });
   const total = Object.values(unseen).reduce((a, b) => a + b, 0);
-  wrap.append(h("p", { class: "tracker-total" },
-    h("b", { text: String(total) }), ` ${total === 1 ? "tile" : "tiles"} unseen (in the bag, in other hands or exchanged face down), `,
-    h("b", { text: String(view.bag_count) }), " in the bag"));
+  wrap.append(h("p", { class: "tracker-total" }, ngettext(
+    "{n} tile unseen (in the bag, in other hands or exchanged face down), {bag} in the bag",
+    "{n} tiles unseen (in the bag, in other hands or exchanged face down), {bag} in the bag",
+    total, { bag: view.bag_count })));
   const t = h("table", { class: "tracker-grid" });
-  const head = h("tr", {}, h("th", { scope: "col" }, h("span", { class: "sr", text: "colour" })));
+  const head = h("tr", {}, h("th", { scope: "col" }, h("span", { class: "sr", text: _("colour") })));
   for (let v = 1; v <= view.rules.max_value; v++) {
     head.append(h("th", { scope: "col", class: v === 6 || v === 9 ? "u69" : null, text: String(v) }));
   }
@@ -158,7 +166,7 @@ export function trackerEl(view, unseen) {
       const n = unseen[`${letter}${v}`] || 0;
       tr.append(h("td", {
         class: n ? `t-${letter} n${Math.min(n, 3)}` : "zero",
-        "aria-label": `${COLOURS.find((c) => c.letter === letter).name} ${v}: ${n} unseen`,
+        "aria-label": _("{colour} {value}: {n} unseen", { colour: colourName(letter), value: v, n }),
         text: n ? String(n) : "·",
       }));
     }

@@ -59,6 +59,12 @@ export function ngettext(singular, pluralForm, n, params) {
   return fill(text, { n, ...params });
 }
 
+/** Mark `msgid` for the catalog without translating it yet (a constant shown later
+ * through `_()`). */
+export function N_(msgid) {
+  return msgid;
+}
+
 /** Switch the page's language: remembered in this browser, applied by a reload. */
 export function chooseLanguage(code) {
   try {
@@ -69,4 +75,46 @@ export function chooseLanguage(code) {
   location.reload();
 }
 
+/** Text as the catalog keys it: runs of white space one space, trimmed (as
+ * noreturn.text.htmlwords reads the pages for the catalog). */
+function normalized(text) {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** Translate the page's fixed words: the text of each element marked `data-i18n`, and
+ * the attributes its `data-i18n-attrs` names ("aria-label title placeholder"). */
+export function translatePage(root = document) {
+  if (!Object.keys(CATALOG.messages).length) return; // English: the page is written so
+  for (const el of root.querySelectorAll("[data-i18n]")) {
+    const text = normalized(el.textContent);
+    if (text) el.textContent = _(text);
+  }
+  for (const el of root.querySelectorAll("[data-i18n-attrs]")) {
+    for (const name of el.dataset.i18nAttrs.split(/\s+/)) {
+      const value = el.getAttribute(name);
+      if (value) el.setAttribute(name, _(normalized(value)));
+    }
+  }
+}
+
+/** The language switch: a small select of the languages on offer, in `#lang-switch`. */
+function languageSwitch() {
+  const slot = document.getElementById("lang-switch");
+  if (!slot) return;
+  const select = document.createElement("select");
+  select.id = "lang-select";
+  select.setAttribute("aria-label", _("Language"));
+  for (const [code, name] of Object.entries(languages)) {
+    const option = document.createElement("option");
+    option.value = code;
+    option.textContent = name;
+    option.selected = code === lang;
+    select.append(option);
+  }
+  select.addEventListener("change", () => chooseLanguage(select.value));
+  slot.replaceChildren(select);
+}
+
 document.documentElement.lang = lang;
+translatePage();
+languageSwitch();

@@ -1,17 +1,22 @@
 // The lobby: create a table (seats, bots, rules), share its links, list the tables.
 
 import { api, forgetTable, myTables, rememberTable } from "./api.js";
+import { N_, _ } from "./i18n.js";
 import { h } from "./tiles.js";
+import { setupTimerChoice, timerChoice, timerSummary } from "./timerchoice.js";
 import { wireLearnButtons } from "./tutorial.js";
 
 const $ = (id) => document.getElementById(id);
 const LEVELS = [
-  ["easy", "easy (quick, greedy)"],
-  ["medium", "medium"],
-  ["hard", "hard (thinks longer)"],
-  ["expert", "expert (3 s a move)"],
+  ["easy", N_("easy (quick, greedy)")],
+  ["medium", N_("medium")],
+  ["hard", N_("hard (thinks longer)")],
+  ["expert", N_("expert (3 s a move)")],
 ];
 const NAMES = ["Ada", "Bo", "Cy", "Dot"];
+/** A table's status as a badge says it (the API's words are the keys). */
+const STATUS = { lobby: N_("lobby"), playing: N_("playing"), finished: N_("finished"), closed: N_("closed"), abandoned: N_("abandoned") };
+const statusText = (status) => _(STATUS[status] ?? status);
 const DEFAULT_RULES = { colors: 6, max_value: 11, copies: 2, hand_size: 8, exchange_limit: 4 };
 
 let seats = [
@@ -34,19 +39,19 @@ function absolute(link) {
 function renderSeats() {
   const list = $("seats");
   list.replaceChildren(...seats.map((s, i) => {
-    const kind = h("select", { "aria-label": `Seat ${i + 1}: who plays`, name: `kind-${i}`,
+    const kind = h("select", { "aria-label": _("Seat {n}: who plays", { n: i + 1 }), name: `kind-${i}`,
       onchange: (ev) => { s.kind = ev.target.value; renderSeats(); } },
-    h("option", { value: "human", selected: s.kind === "human" }, "Person"),
-    h("option", { value: "bot", selected: s.kind === "bot" }, "Bot"));
+    h("option", { value: "human", selected: s.kind === "human" }, _("Person")),
+    h("option", { value: "bot", selected: s.kind === "bot" }, _("Bot")));
     const detail = s.kind === "human"
       ? h("input", { type: "text", name: `name-${i}`, value: s.name, maxlength: "40",
-        "aria-label": `Seat ${i + 1}: name`, placeholder: "name",
+        "aria-label": _("Seat {n}: name", { n: i + 1 }), placeholder: _("name"),
         oninput: (ev) => { s.name = ev.target.value; } })
-      : h("select", { name: `level-${i}`, "aria-label": `Seat ${i + 1}: bot level`,
+      : h("select", { name: `level-${i}`, "aria-label": _("Seat {n}: bot level", { n: i + 1 }),
         onchange: (ev) => { s.level = ev.target.value; } },
-      ...LEVELS.map(([v, label]) => h("option", { value: v, selected: s.level === v }, label)));
+      ...LEVELS.map(([v, label]) => h("option", { value: v, selected: s.level === v }, _(label))));
     const remove = h("button", { type: "button", class: "icon", disabled: seats.length <= 2,
-      "aria-label": `Remove seat ${i + 1}`, onclick: () => { seats.splice(i, 1); renderSeats(); } }, "✕");
+      "aria-label": _("Remove seat {n}", { n: i + 1 }), onclick: () => { seats.splice(i, 1); renderSeats(); } }, "✕");
     return h("li", { class: "seat-line" }, h("span", { class: "seat-no", text: `Seat ${i + 1}` }),
       kind, detail, remove);
   }));
@@ -60,7 +65,7 @@ function rulesFromForm() {
   for (const key of Object.keys(DEFAULT_RULES)) {
     const raw = form.elements[key].value.trim();
     const value = Number(raw);
-    if (!/^\d+$/.test(raw)) throw new Error(`Rules: ${key.replace("_", " ")} must be a whole number (default ${DEFAULT_RULES[key]}).`);
+    if (!/^\d+$/.test(raw)) throw new Error(_("Rules: {name} must be a whole number (default {value}).", { name: key.replace("_", " "), value: DEFAULT_RULES[key] }));
     rules[key] = value;
     if (value !== DEFAULT_RULES[key]) changed = true;
   }
@@ -76,6 +81,7 @@ async function create(ev) {
   try {
     const rules = rulesFromForm();
     if (rules) body.rules = rules;
+    Object.assign(body, timerChoice());
   } catch (exc) {
     showError(exc.message);
     return;
@@ -97,10 +103,10 @@ async function create(ev) {
     loadTables();
     renderMine();
   } catch (exc) {
-    showError(`Could not create the table: ${exc.message}`);
+    showError(_("Could not create the table: {reason}", { reason: exc.message }));
   } finally {
     button.disabled = false;
-    button.textContent = "Create the table";
+    button.textContent = _("Create the table");
   }
 }
 
@@ -108,39 +114,39 @@ function linkLine(label, link, open) {
   const url = absolute(link);
   const input = h("input", { type: "text", readonly: true, value: url, "aria-label": `${label}: link`,
     class: "link-field", onfocus: (ev) => ev.target.select() });
-  const copy = h("button", { type: "button", "aria-label": `Copy the link of ${label}`,
+  const copy = h("button", { type: "button", "aria-label": _("Copy the link of {label}", { label }),
     onclick: async () => {
       try {
         await navigator.clipboard.writeText(url);
-        copy.textContent = "Copied";
+        copy.textContent = _("Copied");
       } catch {
         input.focus();
         input.select();
-        copy.textContent = "Press Ctrl+C";
+        copy.textContent = _("Press Ctrl+C");
       }
-      setTimeout(() => { copy.textContent = "Copy"; }, 2000);
-    } }, "Copy");
+      setTimeout(() => { copy.textContent = _("Copy"); }, 2000);
+    } }, _("Copy"));
   return h("li", { class: "link-line" }, h("b", { text: label }),
     h("div", { class: "inline" }, input, copy,
-      h("a", { class: `button${open ? " primary" : ""}`, href: open ? `${link}&join=1` : link, dataset: { seatLink: label } }, open ? "Take this seat" : "Open")));
+      h("a", { class: `button${open ? " primary" : ""}`, href: open ? `${link}&join=1` : link, dataset: { seatLink: label } }, open ? _("Take this seat") : _("Open"))));
 }
 
 function showCreated(entry) {
   const box = $("created");
   box.hidden = false;
   box.replaceChildren(
-    h("h3", {}, "Table ", h("code", { text: entry.id }), " is ready"),
+    h("h3", {}, _("Table") + " ", h("code", { text: entry.id }), " " + _("is ready")),
     h("p", { class: "muted", text: "Send each person their own seat link (it holds a secret token: whoever has it plays that seat). It is shown only now, and kept in this browser under “Your tables”." }),
     h("ul", { class: "links" },
-      ...entry.links.map((l, i) => linkLine(`Seat ${l.seat + 1} · ${l.name}`, l.link, i === 0)),
-      linkLine("Spectators", entry.spectator_link, false)));
+      ...entry.links.map((l, i) => linkLine(_("Seat {n} · {name}", { n: l.seat + 1, name: l.name }), l.link, i === 0)),
+      linkLine(_("Spectators"), entry.spectator_link, false)));
   box.querySelector("a.primary")?.focus();
 }
 
 // ------------------------------------------------------------------- lists
 function seatSummary(t) {
-  return t.seats.map((s) => (s.kind === "bot" ? `${s.name} (bot, ${s.level})`
-    : `${s.name}${t.status === "lobby" ? (s.joined ? " ✓" : " (open)") : ""}`)).join(" · ");
+  return t.seats.map((s) => (s.kind === "bot" ? _("{name} (bot, {level})", { name: s.name, level: s.level })
+    : `${s.name}${t.status === "lobby" ? (s.joined ? " ✓" : ` (${_("open")})`) : ""}`)).join(" · ");
 }
 
 function rulesSummary(rules) {
@@ -154,23 +160,24 @@ const OVER = new Set(["finished", "closed", "abandoned"]);
 
 function tableItem(t, mine) {
   const id = encodeURIComponent(t.id);
-  const actions = [h("a", { class: "button", href: `/watch/${id}` }, OVER.has(t.status) ? "Final table" : "Watch")];
+  const actions = [h("a", { class: "button", href: `/watch/${id}` }, OVER.has(t.status) ? _("Final table") : _("Watch"))];
   if (t.status === "finished") {
-    actions.push(h("a", { class: "button", href: `/replay/${id}` }, "Replay"));
-    actions.push(h("a", { class: "button", href: `/api/tables/${id}/record`, download: `noreturn-${t.id}.json` }, "Record"));
+    actions.push(h("a", { class: "button", href: `/replay/${id}` }, _("Replay")));
+    actions.push(h("a", { class: "button", href: `/api/tables/${id}/record`, download: `noreturn-${t.id}.json` }, _("Record")));
   }
   if (mine && !OVER.has(t.status)) {
-    for (const l of mine.links) actions.push(h("a", { class: "button primary", href: l.link }, `Play as ${l.name}`));
+    for (const l of mine.links) actions.push(h("a", { class: "button primary", href: l.link }, _("Play as {name}", { name: l.name })));
   }
-  const result = t.result ? ` · scores ${t.result.scores.join(" / ")}` : "";
+  const result = t.result ? ` · ${_("scores {scores}", { scores: t.result.scores.join(" / ") })}` : "";
   const rules = rulesSummary(t.rules);
   return h("li", { class: "table-item", dataset: { id: t.id, status: t.status } },
     h("div", { class: "table-line" },
       h("code", { text: t.id }),
-      h("span", { class: `badge st-${t.status}`, text: t.status }),
+      h("span", { class: `badge st-${t.status}`, text: statusText(t.status) }),
       h("span", { class: "muted", text: new Date(t.created_at).toLocaleString() })),
     h("div", { class: "table-seats", text: seatSummary(t) + result }),
-    rules ? h("div", { class: "muted", text: `rules: ${rules}` }) : null,
+    rules ? h("div", { class: "muted", text: _("rules: {rules}", { rules }) }) : null,
+    t.timer ? h("div", { class: "muted timer-line", text: timerSummary(t) }) : null,
     h("div", { class: "inline wrap" }, ...actions));
 }
 
@@ -199,13 +206,13 @@ function renderMine() {
   const status = new Map(tablesCache.map((t) => [t.id, t.status]));
   $("mine").replaceChildren(...mine.map((m) => h("li", { class: "table-item" },
     h("div", { class: "table-line" }, h("code", { text: m.id }),
-      status.has(m.id) ? h("span", { class: `badge st-${status.get(m.id)}`, text: status.get(m.id) }) : null),
-    h("details", {}, h("summary", { text: "Seat links" }),
+      status.has(m.id) ? h("span", { class: `badge st-${status.get(m.id)}`, text: statusText(status.get(m.id)) }) : null),
+    h("details", {}, h("summary", { text: _("Seat links") }),
       h("ul", { class: "links" }, ...m.links.map((l) => linkLine(`Seat ${l.seat + 1} · ${l.name}`, l.link, false)),
-        linkLine("Spectators", m.spectator_link, false))),
+        linkLine(_("Spectators"), m.spectator_link, false))),
     h("div", { class: "inline wrap" },
       ...(OVER.has(status.get(m.id)) ? [] : m.links.map((l) => h("a", { class: "button primary", href: l.link }, `Play as ${l.name}`))),
-      h("button", { type: "button", onclick: () => { forgetTable(m.id); renderMine(); } }, "Forget")))));
+      h("button", { type: "button", onclick: () => { forgetTable(m.id); renderMine(); } }, _("Forget"))))));
 }
 
 function openLink(ev) {
@@ -213,12 +220,18 @@ function openLink(ev) {
   const raw = $("link-input").value.trim();
   try {
     const url = new URL(raw, location.origin);
-    if (!/^\/(play|watch|replay)\/[^/]+$/.test(url.pathname)) throw new Error("not a table link");
+    if (!/^\/(play|watch|replay)\/[^/]+$/.test(url.pathname)) throw new Error(_("not a table link"));
     location.href = url.pathname + url.hash;
   } catch {
-    showError("That is not a table link: it looks like …/play/ID#token=… or …/watch/ID.");
+    showError(_("That is not a table link: it looks like …/play/ID#token=… or …/watch/ID."));
   }
 }
+
+// the pages of people across tables (player keys: player.js)
+$("people-links").setAttribute("aria-label", _("Players"));
+$("people-links").replaceChildren(
+  h("a", { class: "button", href: "/me" }, _("My games")),
+  h("a", { class: "button", href: "/leaderboard" }, _("Leaderboard")));
 
 $("add-seat").addEventListener("click", () => {
   if (seats.length < 4) seats.push({ kind: "bot", name: "", level: "medium" });
@@ -229,6 +242,7 @@ $("refresh").addEventListener("click", loadTables);
 $("link-form").addEventListener("submit", openLink);
 wireLearnButtons();
 renderSeats();
+setupTimerChoice();
 renderMine();
 loadTables();
 setInterval(() => {

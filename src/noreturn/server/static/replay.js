@@ -5,7 +5,8 @@
 import { api, detailText } from "./api.js";
 import { playerPanel, scoresTable, stageText } from "./board.js";
 import { reviewEl } from "./review.js";
-import { h, handOrder, plural, richText, tileEl } from "./tiles.js";
+import { _, lang, ngettext } from "./i18n.js";
+import { h, handOrder, richText, tileEl, tilesCount } from "./tiles.js";
 
 const REVIEW_POLL_MS = 3000;
 
@@ -29,18 +30,17 @@ function show(i) {
   $("slider").value = String(step);
   $("step-no").textContent = String(step + 1);
   $("step-log").replaceChildren(richText(s.log || ""));
-  $("info").replaceChildren(h("b", { text: stageText(v, names) }), ` · turn ${v.turns}`);
+  $("info").replaceChildren(h("b", { text: stageText(v, names) }), " · " + _("turn {n}", { n: v.turns }));
   $("players").replaceChildren(...v.players.map((_, seat) => {
     const panel = playerPanel(v, seat, names);
     const hand = (s.hands || [])[seat] || [];
     panel.querySelector(".facts").after(h("div", { class: "replay-hand", role: "group",
-      "aria-label": `${names[seat] ?? `seat ${seat + 1}`}'s hand: ${plural(hand.length, "tile")}` },
+      "aria-label": _("{name}'s hand: {tiles}", { name: names[seat] ?? _("seat {n}", { n: seat + 1 }), tiles: tilesCount(hand.length) }) },
       hand.length ? handOrder(hand).map((c) => tileEl(c, { size: "mini" }))
-        : h("span", { class: "muted", text: "empty hand" })));
+        : h("span", { class: "muted", text: _("empty hand") })));
     return panel;
   }));
-  $("bag").textContent = String(v.bag_count);
-  $("bag-word").textContent = v.bag_count === 1 ? "tile" : "tiles";
+  $("bag-line").textContent = ngettext("Bag: {n} tile", "Bag: {n} tiles", v.bag_count);
   $("scores").replaceChildren(scoresTable(v, names, null));
   const log = $("log");
   [...log.children].forEach((li, k) => {
@@ -59,11 +59,11 @@ function togglePlay() {
   if (timer) {
     clearInterval(timer);
     timer = null;
-    $("play").textContent = "▶ Play";
+    $("play").textContent = _("▶ Play");
     return;
   }
   if (step >= data.steps.length - 1) show(0);
-  $("play").textContent = "⏸ Pause";
+  $("play").textContent = _("⏸ Pause");
   timer = setInterval(() => {
     if (step >= data.steps.length - 1) togglePlay();
     else show(step + 1);
@@ -94,7 +94,7 @@ async function loadReview(id) {
     res = await fetch(`/api/tables/${id}/review`);
     body = await res.json().catch(() => null);
   } catch (exc) {
-    status.textContent = `The review could not be fetched (${exc.message}); reload the page to try again.`;
+    status.textContent = _("The review could not be fetched ({error}); reload the page to try again.", { error: exc.message });
     return;
   }
   document.body.dataset.review = String(res.status);
@@ -104,11 +104,11 @@ async function loadReview(id) {
     return;
   }
   if (res.status === 202 || res.status === 503) {
-    status.textContent = `${detailText(body, "The game is being reviewed")} · checking again in a few seconds…`;
+    status.textContent = _("{status} · checking again in a few seconds…", { status: detailText(body, _("The game is being reviewed")) });
     setTimeout(() => loadReview(id), REVIEW_POLL_MS);
     return;
   }
-  status.textContent = `No review: ${detailText(body, `${res.status} ${res.statusText}`)}`;
+  status.textContent = _("No review: {why}", { why: detailText(body, `${res.status} ${res.statusText}`) });
 }
 
 async function start() {
@@ -117,14 +117,14 @@ async function start() {
   $("record").href = `/api/tables/${id}/record`;
   $("record").setAttribute("download", `noreturn-${tableId}.json`);
   try {
-    data = await api("GET", `/api/tables/${id}/replay`);
+    data = await api("GET", `/api/tables/${id}/replay?lang=${lang}`);
   } catch (exc) {
     $("record").hidden = true;
     if (exc.status === 409) {
-      showError(`This game is not finished yet, so it cannot be replayed (${exc.message}).`,
-        { href: `/watch/${id}`, text: "Watch it live" });
+      showError(_("This game is not finished yet, so it cannot be replayed ({why}).", { why: exc.message }),
+        { href: `/watch/${id}`, text: _("Watch it live") });
     } else if (exc.status === 404) {
-      showError(`There is no table "${tableId}".`);
+      showError(_("There is no table \"{id}\".", { id: tableId }));
     } else {
       showError(exc.message);
     }
@@ -133,7 +133,7 @@ async function start() {
   $("slider").max = String(Math.max(0, data.steps.length - 1));
   $("step-count").textContent = String(data.steps.length);
   $("log").replaceChildren(...data.steps.map((s, k) => h("li", {},
-    h("button", { type: "button", class: "linklike", onclick: () => show(k) }, richText(s.log || `step ${k + 1}`)))));
+    h("button", { type: "button", class: "linklike", onclick: () => show(k) }, richText(s.log || _("step {n}", { n: k + 1 }))))));
   $("first").addEventListener("click", () => show(0));
   $("prev").addEventListener("click", () => show(step - 1));
   $("next").addEventListener("click", () => show(step + 1));

@@ -3,6 +3,7 @@
 // window, its decisions worst first, and a chart of its expected margin over the game,
 // drawn here as inline SVG. The page never judges a move: every number is the server's.
 
+import { N_, _ } from "./i18n.js";
 import { h, richText } from "./tiles.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -11,10 +12,10 @@ const H = 200;
 const PAD = { left: 40, right: 8, top: 12, bottom: 24 };
 /** Each seat's line: a dash pattern besides the colour, so no seat needs its colour told. */
 const LINES = [
-  { cls: "s0", dash: null, name: "solid" },
-  { cls: "s1", dash: "6 3", name: "dashed" },
-  { cls: "s2", dash: "2 3", name: "dotted" },
-  { cls: "s3", dash: "8 3 2 3", name: "dash-dot" },
+  { cls: "s0", dash: null, name: N_("solid") },
+  { cls: "s1", dash: "6 3", name: N_("dashed") },
+  { cls: "s2", dash: "2 3", name: N_("dotted") },
+  { cls: "s3", dash: "8 3 2 3", name: N_("dash-dot") },
 ];
 
 /** "+3.4", "−1.0", "0.0": a sign only on what does not round to zero. */
@@ -23,7 +24,14 @@ function signed(x, digits = 1) {
   if (Number(shown) === 0) return shown;
   return `${x > 0 ? "+" : "−"}${shown}`;
 }
-const turnText = (d) => (d.kind === "mulligan" ? "mulligan" : `turn ${d.turn}`);
+const turnText = (d) => (d.kind === "mulligan" ? _("mulligan") : _("turn {n}", { n: d.turn }));
+/** A decision's label in the page's language (the review names them in English). */
+const LABELS = { best: N_("best"), good: N_("good"), inaccuracy: N_("inaccuracy"), mistake: N_("mistake"), blunder: N_("blunder") };
+const labelText = (label) => _(LABELS[label] ?? label);
+/** The points a decision lost, signed ("−2.5", "0"). */
+const lost = (d) => (d.loss > 0 ? `−${d.loss.toFixed(1)}` : "0");
+/** What a draw was, in the page's language. */
+const DRAWS = { deal: N_("deal"), mulligan: N_("mulligan"), refill: N_("refill") };
 
 /** Turn numbers with runs as ranges: "10, 14–26" (as the terminal review writes them). */
 export function turnsText(turns) {
@@ -47,13 +55,15 @@ export function turningPoints(review, seat) {
   const worst = worstFirst(review.decisions.filter((d) => d.seat === seat))[0];
   if (worst && worst.loss > 0) {
     points.push({ kind: "loss", index: worst.index, y: worst.played_margin,
-      text: `largest loss: ${worst.loss.toFixed(1)} points at ${turnText(worst)} (${worst.played}; better ${worst.best})` });
+      text: _("largest loss: {loss} points at {turn} ({played}; better {best})",
+        { loss: worst.loss.toFixed(1), turn: turnText(worst), played: worst.played, best: worst.best }) });
   }
   const draws = review.draws.filter((d) => d.seat === seat);
   const swing = draws.reduce((best, d) => (!best || Math.abs(d.luck) > Math.abs(best.luck) ? d : best), null);
   if (swing && swing.luck !== 0) {
     points.push({ kind: "luck", index: swing.index, y: swing.after,
-      text: `largest luck swing: ${signed(swing.luck)} points, the ${swing.kind} at event ${swing.index}` });
+      text: _("largest luck swing: {luck} points, the {kind} at event {index}",
+        { luck: signed(swing.luck), kind: DRAWS[swing.kind] ? _(DRAWS[swing.kind]) : swing.kind, index: swing.index }) });
   }
   return points;
 }
@@ -82,15 +92,16 @@ export function marginChart(review, names) {
   const id = `chart-${Math.random().toString(36).slice(2, 8)}`;
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "margin-chart", role: "img",
     "aria-labelledby": `${id}-t ${id}-d`, focusable: "false" });
-  chart.append(svg("title", { id: `${id}-t` }, "Expected final margin of each seat over the game"));
+  chart.append(svg("title", { id: `${id}-t` }, _("Expected final margin of each seat over the game")));
   const summary = seats.map((seat, k) => {
     const s = series[k];
     const from = s.length ? signed(s[0].y) : "–", to = s.length ? signed(s[s.length - 1].y) : "–";
     const turns = marks[k].map((m) => m.text).join("; ");
-    return `${names[seat] ?? `seat ${seat + 1}`} (${LINES[k % 4].name} line): from ${from} to ${to} points${turns ? `; ${turns}` : ""}.`;
+    return _("{name} ({line} line): from {from} to {to} points", { name: names[seat] ?? _("seat {n}", { n: seat + 1 }), line: _(LINES[k % 4].name), from, to })
+      + `${turns ? `; ${turns}` : ""}.`;
   }).join(" ");
   chart.append(svg("desc", { id: `${id}-d` },
-    `Events 0 to ${xmax} across, points of expected margin (own score minus the best other) up. ${summary}`));
+    `${_("Events 0 to {n} across, points of expected margin (own score minus the best other) up.", { n: xmax })} ${summary}`));
   // the zero line and the axes' labels
   const axes = svg("g", { class: "axes", "aria-hidden": "true" });
   axes.append(svg("line", { x1: PAD.left, x2: W - PAD.right, y1: Y(0), y2: Y(0), class: "zero" }));
@@ -98,8 +109,8 @@ export function marginChart(review, names) {
   axes.append(svg("text", { x: PAD.left - 4, y: Y(hi) + 8, "text-anchor": "end" }, signed(hi, 0)));
   axes.append(svg("text", { x: PAD.left - 4, y: Y(0) + 4, "text-anchor": "end" }, "0"));
   axes.append(svg("text", { x: PAD.left - 4, y: Y(lo), "text-anchor": "end" }, signed(lo, 0)));
-  axes.append(svg("text", { x: W - PAD.right, y: H - 6, "text-anchor": "end" }, `event ${xmax}`));
-  axes.append(svg("text", { x: PAD.left, y: H - 6 }, "event 0"));
+  axes.append(svg("text", { x: W - PAD.right, y: H - 6, "text-anchor": "end" }, _("event {n}", { n: xmax })));
+  axes.append(svg("text", { x: PAD.left, y: H - 6 }, _("event {n}", { n: 0 })));
   chart.append(axes);
   seats.forEach((seat, k) => {
     const style = LINES[k % 4];
@@ -119,51 +130,55 @@ export function marginChart(review, names) {
     chart.append(g);
   });
   const legend = h("ul", { class: "legend" }, ...seats.map((seat, k) => h("li", { class: LINES[k % 4].cls },
-    h("span", { class: "swatch", "aria-hidden": "true" }), `${names[seat] ?? `seat ${seat + 1}`} (${LINES[k % 4].name})`)),
-  h("li", {}, h("span", { class: "key-loss", "aria-hidden": "true", text: "●" }), " largest loss"),
-  h("li", {}, h("span", { class: "key-luck", "aria-hidden": "true", text: "◆" }), " largest luck swing"));
+    h("span", { class: "swatch", "aria-hidden": "true" }), `${names[seat] ?? _("seat {n}", { n: seat + 1 })} (${_(LINES[k % 4].name)})`)),
+  h("li", {}, h("span", { class: "key-loss", "aria-hidden": "true", text: "●" }), " " + _("largest loss")),
+  h("li", {}, h("span", { class: "key-luck", "aria-hidden": "true", text: "◆" }), " " + _("largest luck swing")));
   return h("figure", { class: "chart" }, chart, h("figcaption", {}, legend));
 }
 
 /** One seat's review: summary, switch window, labels, turning points, decisions worst first. */
 function seatReview(review, seat, names, onJump) {
   const s = review.seats.find((x) => x.seat === seat);
-  const name = names[seat] ?? `seat ${seat + 1}`;
-  const declared = s.declared_turn === null ? "never declared" : `declared at turn ${s.declared_turn}`;
-  const window = turnsText(s.best_declare_turns) || "none";
-  const labels = Object.entries(s.labels).map(([label, n]) => `${n} ${label}`).join(", ");
+  const name = names[seat] ?? _("seat {n}", { n: seat + 1 });
+  const declared = s.declared_turn === null ? _("never declared") : _("declared at turn {n}", { n: s.declared_turn });
+  const window = turnsText(s.best_declare_turns) || _("none");
+  const labels = Object.entries(s.labels).map(([label, n]) => `${n} ${labelText(label)}`).join(", ");
   const section = h("section", { class: "seat-review", dataset: { seat: String(seat) },
     "aria-labelledby": `seat-review-${seat}` });
   section.append(
     h("h3", { id: `seat-review-${seat}`, text: name }),
     h("p", { class: "review-facts" },
-      h("span", {}, "accuracy ", h("b", { class: "accuracy", text: s.accuracy.toFixed(0) })),
-      h("span", {}, "mean loss ", h("b", { text: s.mean_loss.toFixed(1) })),
-      h("span", {}, "luck ", h("b", { class: "luck", text: `${signed(s.luck, 0)} ± ${s.luck_se.toFixed(0)}` }))),
-    h("p", { class: "declare", text: `${declared}; declaring was best at turns: ${window}` }),
-    h("p", { class: "muted", text: `${s.decisions} decisions: ${labels}` }),
+      h("span", {}, _("accuracy") + " ", h("b", { class: "accuracy", text: s.accuracy.toFixed(0) })),
+      h("span", {}, _("mean loss") + " ", h("b", { text: s.mean_loss.toFixed(1) })),
+      h("span", {}, _("luck") + " ", h("b", { class: "luck", text: `${signed(s.luck, 0)} ± ${s.luck_se.toFixed(0)}` }))),
+    h("p", { class: "declare", text: _("{declared}; declaring was best at turns: {window}", { declared, window }) }),
+    h("p", { class: "muted", text: _("{n} decisions: {labels}", { n: s.decisions, labels }) }),
     h("ul", { class: "turning" }, ...turningPoints(review, seat).map((m) => h("li", { class: `turn-${m.kind}`, text: m.text }))));
   const list = h("ol", { class: "decisions" });
   for (const d of worstFirst(review.decisions.filter((x) => x.seat === seat))) {
-    const better = d.best !== d.played ? [" · better ", richText(d.best)] : [];
-    const line = [h("span", { class: `label lb-${d.label}`, text: d.label }), ` ${turnText(d)} · `,
-      richText(d.played), ...better, ` · ${d.loss > 0 ? `−${d.loss.toFixed(1)}` : "0"} points`];
+    const better = d.best !== d.played ? [` · ${_("better")} `, richText(d.best)] : [];
+    const line = [h("span", { class: `label lb-${d.label}`, text: labelText(d.label) }), ` ${turnText(d)} · `,
+      richText(d.played), ...better, " · " + _("{n} points", { n: lost(d) })];
     list.append(h("li", { dataset: { index: String(d.index), loss: String(d.loss) } },
       onJump ? h("button", { type: "button", class: "linklike decision",
-        "aria-label": `${turnText(d)}: played ${d.played}${d.best !== d.played ? `, better ${d.best}` : ""}, lost ${d.loss.toFixed(1)} points, ${d.label}; show this step`,
+        "aria-label": d.best !== d.played
+          ? _("{turn}: played {played}, better {best}, lost {loss} points, {label}; show this step",
+            { turn: turnText(d), played: d.played, best: d.best, loss: d.loss.toFixed(1), label: labelText(d.label) })
+          : _("{turn}: played {played}, lost {loss} points, {label}; show this step",
+            { turn: turnText(d), played: d.played, loss: d.loss.toFixed(1), label: labelText(d.label) }),
         onclick: () => onJump(d.index) }, ...line) : h("span", {}, ...line)));
   }
   section.append(h("details", { class: "decision-list", open: true },
-    h("summary", { text: `Decisions, worst first (${s.decisions})` }), list));
+    h("summary", { text: _("Decisions, worst first ({n})", { n: s.decisions }) }), list));
   return section;
 }
 
 /** The whole review: how it was measured, the chart, and a section per seat. */
 export function reviewEl(review, names, onJump) {
-  const budget = review.budget.playouts !== undefined ? `${review.budget.playouts} playouts` : `${review.budget.seconds} s`;
+  const budget = review.budget.playouts !== undefined ? _("{n} playouts", { n: review.budget.playouts })
+    : _("{n} s", { n: review.budget.seconds });
   return h("div", { class: "review-body" },
-    h("p", { class: "muted", text: `Each decision judged from what its seat knew then (${budget} a decision): ` +
-      "margins are expected final margins, own score minus the best other, in points." }),
+    h("p", { class: "muted", text: _("Each decision judged from what its seat knew then ({budget} a decision): margins are expected final margins, own score minus the best other, in points.", { budget }) }),
     marginChart(review, names),
     h("div", { class: "seat-reviews" }, ...review.seats.map((s) => seatReview(review, s.seat, names, onJump))));
 }

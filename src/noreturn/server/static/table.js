@@ -5,12 +5,18 @@
 // state's `legal` list, and otherwise asks the server (`check`) why not and shows the reason.
 
 import { api } from "./api.js";
+import { playerKey, rememberSeat } from "./player.js";
 import {
-  SCORE_WHY, countUnseen, letters, phaseText, playerPanel, rowsEl, scoresTable, stageText, trackerEl,
+  countUnseen, letters, phaseText, playerPanel, rowsEl, scoresTable, stageText, trackerEl,
+  scoreWhy,
 } from "./board.js";
 import {
-  actionText, canonicalAction, colour, h, handOrder, plural, richText, tileEl, tilesIn, valueSum,
+  actionText, canonicalAction, colourName, h, handOrder, richText, tileEl, tilesCount, tilesIn, valueSum,
 } from "./tiles.js";
+import { addChat, chatAccess, chatRefused, setupChat } from "./chat.js";
+import { _, lang, ngettext } from "./i18n.js";
+import { setBaseTitle, setupTurnAlerts, turnAlert } from "./notify.js";
+import { setServerClock, showTimer } from "./timer.js";
 import { tutor } from "./tutorial.js";
 
 const $ = (id) => document.getElementById(id);
@@ -68,11 +74,11 @@ function setConn(kind, text) {
 function connect() {
   clearTimeout(retryTimer);
   if (fatal) return;
-  setConn("connecting", attempt ? `reconnecting (attempt ${attempt})…` : "connecting…");
+  setConn("connecting", attempt ? _("reconnecting (attempt {n})…", { n: attempt }) : _("connecting…"));
   const sock = new WebSocket(wsUrl());
   ws = sock;
   sock.onopen = () => {
-    sock.send(JSON.stringify(token && mode === "play" ? { type: "hello", token } : { type: "hello" }));
+    sock.send(JSON.stringify(token && mode === "play" ? { type: "hello", token, lang } : { type: "hello", lang }));
   };
   sock.onmessage = (ev) => {
     if (sock !== ws) return;
@@ -80,7 +86,7 @@ function connect() {
     try {
       msg = JSON.parse(ev.data);
     } catch {
-      showError("The server sent a message this page cannot read.");
+      showError(_("The server sent a message this page cannot read."));
       return;
     }
     onMessage(msg);
@@ -96,18 +102,18 @@ function connect() {
     S.asked.clear();
     if (ev.code === 4403 || ev.code === 4404 || ev.code === 4400) {
       fatal = true;
-      setConn("off", "disconnected");
+      setConn("off", _("disconnected"));
       showError(ev.code === 4404
-        ? `There is no table "${tableId}". Check the link, or create a table in the lobby.`
-        : ev.code === 4400 ? `The server refused the connection (${ev.reason || "malformed hello"}).`
-        : "This seat link is not valid: its token is wrong or missing. Ask for the link again, or watch as a spectator.",
-        null, ev.code === 4403 ? { href: `/watch/${encodeURIComponent(tableId)}`, text: "Watch instead" } : null);
+        ? _("There is no table \"{id}\". Check the link, or create a table in the lobby.", { id: tableId })
+        : ev.code === 4400 ? _("The server refused the connection ({why}).", { why: ev.reason || "malformed hello" })
+        : _("This seat link is not valid: its token is wrong or missing. Ask for the link again, or watch as a spectator."),
+        null, ev.code === 4403 ? { href: `/watch/${encodeURIComponent(tableId)}`, text: _("Watch instead") } : null);
       renderAll();
       return;
     }
     attempt += 1;
     const delay = Math.min(8000, 500 * 2 ** Math.min(attempt - 1, 4));
-    setConn("retry", `connection lost · reconnecting in ${Math.max(1, Math.round(delay / 1000))} s`);
+    setConn("retry", _("connection lost · reconnecting in {n} s", { n: Math.max(1, Math.round(delay / 1000)) }));
     retryTimer = setTimeout(connect, delay);
     renderAll();
   };
@@ -125,7 +131,7 @@ function reopen() {
 
 function sendMsg(msg) {
   if (!ws || ws.readyState !== WebSocket.OPEN) {
-    showError("Not connected right now: wait for the reconnection (see the status at the top).",
+    showError(_("Not connected right now: wait for the reconnection (see the status at the top)."),
       null, null, "offline");
     return false;
   }
@@ -140,7 +146,10 @@ function onMessage(msg) {
       attempt = 0;
       S.seat = msg.seat ?? null;
       S.table = msg.table ?? S.table;
-      setConn("on", "connected");
+      setConn("on", _("connected"));
+      setServerClock(msg.now);
+      chatAccess(S.seat, S.table ? S.table.status : "lobby");
+      $("chat").hidden = false;
       S.online = true;
       for (const old of $("errors").querySelectorAll(".error[data-kind=offline]")) old.remove();
       clearInterval(pingTimer);
@@ -166,8 +175,12 @@ function onMessage(msg) {
       else if (S.table && msg.status && S.table.status !== msg.status) S.table.status = msg.status;
       renderAll();
       if (keep !== undefined && myTurn()) showHand(); // a new turn of ours: the hand in view
+      chatAccess(S.seat, msg.status);
       break;
     }
+    case "chat":
+      addChat(msg.messages);
+      break;
     case "check":
       S.checks.set(canonicalAction(msg.action), { legal: msg.legal, reason: msg.reason });
       S.asked.delete(canonicalAction(msg.action));
@@ -187,7 +200,8 @@ function onMessage(msg) {
       S.pending = false;
       S.hintPending = false;
       S.switchPending = false;
-      showError(msg.message || "The server refused that.", msg.code);
+      showError(msg.message || _("The server refused that."), msg.code);
+      chatRefused();
       if (msg.code === "bad_token") fatal = true;
       renderActions();
       break;
@@ -288,10 +302,10 @@ function refocus(wasInMine) {
 function renderRole() {
   const role = $("role");
   if (S.seat === null) {
-    role.textContent = "spectator";
+    role.textContent = _("spectator");
     role.className = "badge spectator";
   } else {
-    role.textContent = `seat ${S.seat + 1}${names()[S.seat] ? ` · ${names()[S.seat]}` : ""}`;
+    role.textContent = _("seat {n}", { n: S.seat + 1 }) + (names()[S.seat] ? ` · ${names()[S.seat]}` : "");
     role.className = "badge seat";
   }
 }
@@ -326,6 +340,7 @@ function renderAll() {
   });
   renderSide();
   renderEnd();
+  showTimer($("timer"), st.status === "playing" ? st.timer : null, S.seat, names());
 }
 
 let turnShown = false;
@@ -334,6 +349,9 @@ function renderFlags() {
   const turn = myTurn();
   if (turn && !turnShown) showHand();
   turnShown = turn;
+  turnAlert(turn, S.st && S.st.view && S.st.view.stage === "mulligan"
+    ? _("Your mulligan at table {id}: keep your hand or set tiles aside.", { id: tableId })
+    : _("Your turn at table {id}.", { id: tableId }));
   document.body.dataset.myTurn = turn ? "1" : "0";
   document.body.dataset.pending = S.pending ? "1" : "0";
 }
@@ -342,11 +360,11 @@ function renderLobby() {
   const t = S.table;
   if (!t) return;
   $("lobby-seats").replaceChildren(...t.seats.map((s) => h("li", { class: s.joined ? "joined" : "" },
-    h("b", { text: `Seat ${s.seat + 1}: ` }),
-    s.kind === "bot" ? `${s.name} · bot (${s.level})` : s.name,
+    h("b", { text: _("Seat {n}: ", { n: s.seat + 1 }) }),
+    s.kind === "bot" ? _("{name} · bot ({level})", { name: s.name, level: s.level }) : s.name,
     s.kind === "human" ? h("span", { class: `badge ${s.joined ? "ok" : "wait"}`,
-      text: s.joined ? "joined" : "not joined yet" }) : null,
-    s.seat === S.seat ? h("span", { class: "badge seat", text: "you" }) : null)));
+      text: s.joined ? _("joined") : _("not joined yet") }) : null,
+    s.seat === S.seat ? h("span", { class: "badge seat", text: _("you") }) : null)));
   const mine = S.seat !== null;
   $("lobby-mine").hidden = !mine;
   $("lobby-spectator").hidden = mine;
@@ -356,14 +374,14 @@ function renderLobby() {
       $("join-name").value = seat.name;
       S.joinNameSet = true;
     }
-    $("join").textContent = seat && seat.joined ? "Change name" : "Join";
+    $("join").textContent = seat && seat.joined ? _("Change name") : _("Join");
     // starting joins this seat; every other person must have joined first
     const missing = t.seats.filter((s) => s.kind === "human" && !s.joined && s.seat !== S.seat)
       .map((s) => s.name);
     $("start").disabled = missing.length > 0;
     $("start-why").textContent = missing.length
-      ? `Start waits for ${missing.join(" and ")} to join: send them their seat links.`
-      : seat && seat.joined ? "Everyone is here: start when you are ready." : "Start the game to take your seat and begin.";
+      ? _("Start waits for {names} to join: send them their seat links.", { names: missing.join(_(" and ")) })
+      : seat && seat.joined ? _("Everyone is here: start when you are ready.") : _("Start the game to take your seat and begin.");
   }
 }
 
@@ -377,7 +395,7 @@ function renderBoard() {
     if (seat !== S.seat) order.push(seat);
   }
   $("others").replaceChildren(...order.map((seat) => playerPanel(v, seat, n)));
-  $("others").setAttribute("aria-label", S.seat === null ? "Players" : "Other players");
+  $("others").setAttribute("aria-label", S.seat === null ? _("Players") : _("Other players"));
 }
 
 function renderMine() {
@@ -390,16 +408,16 @@ function renderMine() {
   $("mine-title").textContent = `${names()[S.seat] ?? "You"} (you)`;
   $("my-badges").replaceChildren(...[
     moving && S.online ? h("span", { class: "badge moving-badge", text: "▶ your turn" }) : null,
-    moving && !S.online ? h("span", { class: "badge wait", text: "your turn · not connected" }) : null,
+    moving && !S.online ? h("span", { class: "badge wait", text: _("your turn · not connected") }) : null,
     h("span", { class: `badge phase phase${me.phase}`, text: phaseText(me.phase) }),
-    h("span", { class: "badge", id: "my-score", title: SCORE_WHY, text: `score now ${me.score}` }),
+    h("span", { class: "badge", id: "my-score", title: scoreWhy(), text: _("score now {score}", { score: me.score }) }),
   ].filter(Boolean));
   mine.classList.toggle("moving", moving);
   const scoring = me.phase === 2 && v.stage === "play";
   $("rows-help").textContent = scoring
-    ? "To score, tap a tile of one of your rows: it and every tile after it (the lowest) go to your pile."
+    ? _("To score, tap a tile of one of your rows: it and every tile after it (the lowest) go to your pile.")
     : me.score < 0 && v.stage !== "over"
-      ? `Score now ${me.score}: your rows count against you until scored (score = pile − rows).`
+      ? _("Score now {score}: your rows count against you until scored (score = pile − rows).", { score: me.score })
       : "";
   $("my-rows").replaceChildren(rowsEl(v, S.seat, {
     showEmpty: true,
@@ -408,7 +426,7 @@ function renderMine() {
     onTile: scoring ? aimAt : null,
   }));
   const pile = me.pile.length
-    ? h("p", { class: "muted" }, `Your pile: ${plural(me.pile.length, "tile")} = ${valueSum(me.pile)}`) : null;
+    ? h("p", { class: "muted" }, _("Your pile: {tiles} = {sum}", { tiles: tilesCount(me.pile.length), sum: valueSum(me.pile) })) : null;
   if (pile) $("my-rows").append(pile);
   const hand = shownHand();
   $("hand").replaceChildren(...hand.map((code, i) => tileEl(code, {
@@ -416,7 +434,7 @@ function renderMine() {
     onClick: () => toggle(i),
     fkey: `hand-${i}`,
   })));
-  if (!hand.length) $("hand").append(h("p", { class: "muted", text: "no tiles in your hand" }));
+  if (!hand.length) $("hand").append(h("p", { class: "muted", text: _("no tiles in your hand") }));
 }
 
 function toggle(i) {
@@ -447,50 +465,50 @@ function candidates() {
   const legal = S.st.legal.map(canonicalAction);
   const list = [];
   if (v.stage === "mulligan") {
-    list.push({ kind: "keep", text: "mulligan", label: "Keep my whole hand" });
+    list.push({ kind: "keep", text: "mulligan", label: _("Keep my whole hand") });
     list.push(sel.length
-      ? { kind: "mulligan", text: actionText("mulligan", sel), label: `Set aside and draw ${sel.length}:`, tiles: sel }
-      : { kind: "mulligan", text: null, label: "Set aside tiles", reason: "select the tiles to set aside, or keep your hand" });
+      ? { kind: "mulligan", text: actionText("mulligan", sel), label: _("Set aside and draw {n}:", { n: sel.length }), tiles: sel }
+      : { kind: "mulligan", text: null, label: _("Set aside tiles"), reason: _("select the tiles to set aside, or keep your hand") });
   } else if (me.phase === 1) {
     list.push(sel.length
-      ? { kind: "place", text: actionText("place", sel), label: "Place", tiles: sel }
-      : { kind: "place", text: null, label: "Place", reason: "select tiles of one colour to place them in a row" });
+      ? { kind: "place", text: actionText("place", sel), label: _("Place"), tiles: sel }
+      : { kind: "place", text: null, label: _("Place"), reason: _("select tiles of one colour to place them in a row") });
     list.push(exchangeCandidate(sel));
   } else {
     const t = S.target;
     if (!t) {
-      list.push({ kind: "score", text: null, label: "Score", reason: "tap a tile of one of your rows to aim a score at it" });
+      list.push({ kind: "score", text: null, label: _("Score"), reason: _("tap a tile of one of your rows to aim a score at it") });
     } else {
       const row = me.rows[t.row];
       const tail = row.slice(row.length - t.count);
       const base = `score ${t.row} x${t.count} pay`;
-      const aim = `Score the last ${t.count} of your ${colour(t.row).name} row (${valueSum(tail)})`;
+      const aim = _("Score the last {n} of your {colour} row ({sum})", { n: t.count, colour: colourName(t.row), sum: valueSum(tail) });
       list.push(sel.length
-        ? { kind: "score", text: canonicalAction(`${base} ${sel.join(" ")}`), label: `${aim}, paying`, tiles: sel }
+        ? { kind: "score", text: canonicalAction(`${base} ${sel.join(" ")}`), label: _("{aim}, paying", { aim }), tiles: sel }
         : { kind: "score", text: null, label: aim,
-          reason: `select hand tiles to pay at least ${valueSum(tail)}, or take a payment below` });
+          reason: _("select hand tiles to pay at least {sum}, or take a payment below", { sum: valueSum(tail) }) });
       const mineText = sel.length ? canonicalAction(`${base} ${sel.join(" ")}`) : null;
       const pays = legal.filter((a) => a.startsWith(`${base} `) && a !== mineText)
         .map((a) => ({ a, pay: tilesIn(a) }))
         .sort((x, y) => valueSum(x.pay) - valueSum(y.pay) || x.pay.length - y.pay.length)
         .slice(0, 4);
       for (const p of pays) {
-        list.push({ kind: "pay", text: p.a, label: `${aim}, paying ${valueSum(p.pay)}:`, tiles: p.pay });
+        list.push({ kind: "pay", text: p.a, label: _("{aim}, paying {sum}:", { aim, sum: valueSum(p.pay) }), tiles: p.pay });
       }
       if (!pays.length && !sel.length) {
-        list[list.length - 1].reason = `no payment in one colour reaches ${valueSum(tail)}: aim at fewer tiles or exchange`;
+        list[list.length - 1].reason = _("no payment in one colour reaches {sum}: aim at fewer tiles or exchange", { sum: valueSum(tail) });
       }
     }
     list.push(exchangeCandidate(sel));
   }
-  if (legal.includes("pass")) list.push({ kind: "pass", text: "pass", label: "Pass (you have no other move)" });
+  if (legal.includes("pass")) list.push({ kind: "pass", text: "pass", label: _("Pass (you have no other move)") });
   return list;
 }
 
 function exchangeCandidate(sel) {
   return sel.length
-    ? { kind: "exchange", text: actionText("exchange", sel), label: "Exchange", tiles: sel }
-    : { kind: "exchange", text: null, label: "Exchange", reason: "select 1 or more tiles to exchange" };
+    ? { kind: "exchange", text: actionText("exchange", sel), label: _("Exchange"), tiles: sel }
+    : { kind: "exchange", text: null, label: _("Exchange"), reason: _("select 1 or more tiles to exchange") };
 }
 
 function renderActions() {
@@ -503,7 +521,7 @@ function renderActions() {
   $("actions").hidden = over;
   if (over) return;
   $("turn-note").replaceChildren(turn
-    ? h("b", { text: v.stage === "mulligan" ? "Your mulligan: keep your hand or set tiles aside." : "Your turn." })
+    ? h("b", { text: v.stage === "mulligan" ? _("Your mulligan: keep your hand or set tiles aside.") : _("Your turn.") })
     : waitingText(v, n));
   if (S.pending) $("turn-note").append(" Sending…");
   const legal = new Set(S.st.legal.map(canonicalAction));
@@ -514,10 +532,12 @@ function renderActions() {
   });
   const sel = selectedCodes();
   $("feedback").replaceChildren(sel.length
-    ? h("span", {}, `Selected ${sel.length}: `, richText(sel.join(" ")), ` (sum ${valueSum(sel)})`)
+    ? h("span", {}, _("Selected {n}: ", { n: sel.length }), richText(sel.join(" ")), _(" (sum {sum})", { sum: valueSum(sel) }))
     : h("span", { class: "muted", text: turn ? "Tap tiles in your hand to select them." : "" }));
   $("declare").hidden = !legal.has("declare");
   $("declare").disabled = !turn || S.pending;
+  $("undo").hidden = !S.st.can_undo;
+  $("undo").disabled = S.pending || !S.online;
   $("hint").disabled = !turn || S.hintPending;
   $("hint").textContent = S.hintPending ? "Thinking…" : "Hint";
   $("clear").disabled = !S.selected.size && !S.target;
@@ -528,18 +548,18 @@ function renderActions() {
 
 /** Whom the table waits on: a bot "is thinking", a person is waited for. */
 function waitingText(v, n) {
-  if (!S.online && v.to_move === S.seat) return "Not connected: your move waits for the reconnection.";
-  const name = n[v.to_move] ?? "the next player";
+  if (!S.online && v.to_move === S.seat) return _("Not connected: your move waits for the reconnection.");
+  const name = n[v.to_move] ?? _("the next player");
   const seat = S.table && S.table.seats ? S.table.seats[v.to_move] : null;
-  return seat && seat.kind === "bot" ? `${name} (bot) is thinking…` : `${name}'s turn: waiting for their move…`;
+  return seat && seat.kind === "bot" ? _("{name} (bot) is thinking…", { name }) : _("{name}'s turn: waiting for their move…", { name });
 }
 
 /** Why a move cannot be sent now, when it is not this seat's turn (neutral words). */
 function whoseTurn() {
   const v = view();
-  if (!S.online) return "not connected";
-  if (v.stage === "over") return "the game is over";
-  return `${names()[v.to_move] ?? "another player"}'s turn`;
+  if (!S.online) return _("not connected");
+  if (v.stage === "over") return _("the game is over");
+  return _("{name}'s turn", { name: names()[v.to_move] ?? _("another player") });
 }
 
 /** The "When to switch?" button (phase-1 turns only) and the advisor's answer under the
@@ -548,11 +568,11 @@ function renderSwitch(weigh) {
   const btn = $("switch");
   btn.hidden = !weigh;
   btn.setAttribute("aria-busy", S.switchPending ? "true" : "false");
-  btn.textContent = S.switchPending ? "Weighing…" : "When to switch?";
+  btn.textContent = S.switchPending ? _("Weighing…") : _("When to switch?");
   const box = $("switch-box");
   const advice = weigh ? S.switchAdvice : null;
   box.hidden = !advice;
-  box.textContent = advice ? `When to switch: ${advice.text}` : "";
+  box.textContent = advice ? _("When to switch: {advice}", { advice: advice.text }) : "";
   if (advice) box.dataset.better = advice.better;
   else delete box.dataset.better;
 }
@@ -568,7 +588,7 @@ function moveEl(m, i, legal, turn) {
   if (!turn) reason = whoseTurn();
   else if (canonical && !ok) {
     refused = Boolean(answer);
-    reason = answer ? (answer.reason || "not allowed now") : "checking…";
+    reason = answer ? (answer.reason || _("not allowed now")) : _("checking…");
   }
   const why = `why-${i}`;
   const btn = h("button", {
@@ -605,13 +625,13 @@ function renderHint(turn) {
   box.hidden = false;
   box.dataset.action = canonicalAction(S.hint.action);
   box.replaceChildren(
-    h("p", {}, h("b", { text: "Suggestion: " }), richText(S.hint.action),
+    h("p", {}, h("b", { text: _("Suggestion: ") }), richText(S.hint.action),
       S.hint.reason ? h("span", { class: "muted" }, ` — ${S.hint.reason}`) : null),
     h("div", { class: "inline" },
       h("button", { type: "button", id: "hint-select", dataset: { fkey: "hint-select" }, onclick: selectHint },
-        "Select it"),
+        _("Select it")),
       h("button", { type: "button", id: "hint-play", class: "primary", dataset: { fkey: "hint-play" },
-        disabled: S.pending, onclick: () => play(canonicalAction(S.hint.action)) }, "Play it")));
+        disabled: S.pending, onclick: () => play(canonicalAction(S.hint.action)) }, _("Play it"))));
 }
 
 /** Select the hinted move's tiles (and aim at its row tail for a score). */
@@ -634,9 +654,9 @@ function selectHint() {
 async function play(text) {
   if (!text || S.pending) return;
   if (text === "declare") {
-    const ok = await confirmBox("Declare phase 2?",
-      "There is no return: from now on you can only score and exchange, never place again. You then take a phase-2 action in this same turn.",
-      "Declare");
+    const ok = await confirmBox(_("Declare phase 2?"),
+      _("There is no return: from now on you can only score and exchange, never place again. You then take a phase-2 action in this same turn."),
+      _("Declare"));
     if (!ok) return;
   }
   clearErrors();
@@ -649,8 +669,8 @@ async function play(text) {
 function renderSide() {
   const v = view();
   $("bag").textContent = String(v.bag_count);
-  $("bag-word").textContent = v.bag_count === 1 ? "tile" : "tiles";
-  $("turns").textContent = `· turn ${v.turns}${v.ending ? " · last round" : ""}`;
+  $("bag-word").textContent = ngettext("tile", "tiles", v.bag_count);
+  $("turns").textContent = `· ${_("turn {n}", { n: v.turns })}${v.ending ? ` · ${_("last round")}` : ""}`;
   $("scores").replaceChildren(scoresTable(v, names(), S.seat));
   const lines = S.st.log || [];
   const log = $("log");
@@ -676,20 +696,59 @@ function renderEnd() {
   const n = names();
   if (result) {
     const winners = result.ranks.map((r, i) => (r === 1 ? n[i] : null)).filter(Boolean);
-    let text = winners.length === 1 ? `${winners[0]} wins!` : `${winners.join(" and ")} share first place!`;
-    if (S.seat !== null && result.ranks[S.seat] === 1) text = winners.length === 1 ? "You win!" : `You share first place (${winners.join(", ")}).`;
+    let text = winners.length === 1 ? _("{name} wins!", { name: winners[0] })
+      : _("{names} share first place!", { names: winners.join(_(" and ")) });
+    if (S.seat !== null && result.ranks[S.seat] === 1) {
+      text = winners.length === 1 ? _("You win!") : _("You share first place ({names}).", { names: winners.join(", ") });
+    }
     $("end-winner").textContent = text;
     $("end-lines").replaceChildren(...result.lines.map((line) => h("li", { text: line })));
   } else {
-    $("end-winner").textContent = "The game is over.";
+    $("end-winner").textContent = _("The game is over.");
   }
   $("end-record").href = `/api/tables/${encodeURIComponent(tableId)}/record`;
   $("end-record").setAttribute("download", `noreturn-${tableId}.json`);
   $("end-replay").href = `/replay/${encodeURIComponent(tableId)}`;
+  renderRematch();
   if (!S.endShown) {
     S.endShown = true;
     end.focus();
     end.scrollIntoView({ block: "start" });
+  }
+}
+
+// -------------------------------------------------------------------- rematch
+// After a game a seated person may ask for a rematch: a new table, the same seats, which
+// this seat's token holds too. The finished table then points to it (`table.rematch`),
+// and every page of it, a spectator's too, offers the way there.
+function seated() {
+  return S.seat !== null && mode === "play" && Boolean(token);
+}
+
+function renderRematch() {
+  const next = (S.st && S.st.table && S.st.table.rematch) || (S.table && S.table.rematch);
+  const go = $("rematch-go");
+  const ask = $("rematch");
+  go.hidden = !next;
+  ask.hidden = Boolean(next) || !seated() || S.st.status !== "finished";
+  ask.textContent = _("Rematch");
+  if (!next) return;
+  go.textContent = seated() ? _("Play the rematch") : _("Watch the rematch");
+  go.href = seated()
+    ? `/play/${encodeURIComponent(next)}#token=${encodeURIComponent(token)}&join=1`
+    : `/watch/${encodeURIComponent(next)}`;
+}
+
+async function askRematch() {
+  const ask = $("rematch");
+  ask.disabled = true;
+  try {
+    const made = await api("POST", `/api/tables/${encodeURIComponent(tableId)}/rematch`, { token });
+    location.href = `/play/${encodeURIComponent(made.id)}#token=${encodeURIComponent(token)}&join=1`;
+  } catch (exc) {
+    showError(_("No rematch: {reason}", { reason: exc.message }));
+  } finally {
+    ask.disabled = false;
   }
 }
 
@@ -709,6 +768,8 @@ function confirmBox(title, text, okLabel) {
 
 // ------------------------------------------------------------------ lobby calls
 async function lobbyCall(what, body) {
+  const key = what === "join" || what === "start" ? playerKey() : null;
+  if (key) body = { ...body, player_key: key }; // this seat counts for the person (player.js)
   try {
     S.table = await api("POST", `/api/tables/${encodeURIComponent(tableId)}/${what}`, body);
     clearErrors();
@@ -819,6 +880,8 @@ function onKey(ev) {
     done = aimKey(key);
   } else if (key === "d") {
     done = clickIf($("declare"));
+  } else if (key === "u") {
+    done = clickIf($("undo"));
   } else if (key === "h") {
     done = clickIf($("hint"));
   } else if (key === "w") {
@@ -839,7 +902,8 @@ function onKey(ev) {
 // ------------------------------------------------------------------------ wire
 function wire() {
   $("table-id").textContent = tableId;
-  document.title = `No Return · ${tableId}`;
+  setBaseTitle(`No Return · ${tableId}`);
+  wireOnline();
   $("reconnect").addEventListener("click", reopen);
   $("clear").addEventListener("click", () => {
     S.selected.clear();
@@ -874,8 +938,8 @@ function wire() {
   });
   $("leave-lobby").addEventListener("click", () => lobbyCall("leave", { token }));
   $("leave").addEventListener("click", async () => {
-    const ok = await confirmBox("Leave the table?",
-      "A bot takes over your seat for the rest of the game. You can keep watching.", "Leave");
+    const ok = await confirmBox(_("Leave the table?"),
+      _("A bot takes over your seat for the rest of the game. You can keep watching."), _("Leave"));
     if (ok && await lobbyCall("leave", { token })) location.href = `/watch/${encodeURIComponent(tableId)}`;
   });
   document.addEventListener("keydown", onKey);
@@ -889,25 +953,51 @@ function wire() {
   window.noreturn = { drop: () => ws && ws.close(), state: () => S.st };
 }
 
+/** The parts of issue 18's "Online together" on this page: take-backs, your-turn alerts
+ * and the chat (their words through `_()`). */
+function wireOnline() {
+  $("undo").textContent = _("Take back my last turn");
+  $("undo").title = _("Against bots only: the table goes back to before your last turn.");
+  $("undo-key").textContent = _("u take back your last turn (only when every other seat is a bot)");
+  $("undo").addEventListener("click", () => {
+    if (!S.st || !S.st.can_undo || S.pending) return;
+    if (sendMsg({ type: "undo", version: S.version })) {
+      S.pending = true;
+      renderActions();
+    }
+  });
+  $("alerts-title").textContent = _("Your-turn alerts");
+  $("alerts-box").hidden = mode !== "play";
+  setupTurnAlerts($("alerts"));
+  $("chat-title").textContent = _("Table chat");
+  $("chat-empty").textContent = _("No messages yet.");
+  $("chat-label").textContent = _("Your message");
+  $("chat-input").placeholder = _("Say something to the table…");
+  $("chat-send").textContent = _("Send");
+  setupChat(sendMsg);
+}
+
 async function start() {
   wire();
   if (!tableId) {
-    showError("This address names no table: open a seat link or a spectator link from the lobby.");
+    showError(_("This address names no table: open a seat link or a spectator link from the lobby."));
     return;
   }
   if (mode === "play" && !token) {
-    showError("This seat link has no token (the part after #token=). Ask for the full link again; meanwhile you watch as a spectator.");
+    showError(_("This seat link has no token (the part after #token=). Ask for the full link again; meanwhile you watch as a spectator."));
   }
   try {
     S.table = await api("GET", `/api/tables/${encodeURIComponent(tableId)}`);
   } catch (exc) {
     if (exc.status === 404) {
-      showError(`There is no table "${tableId}". Check the link, or create a table in the lobby.`);
-      setConn("off", "no such table");
+      showError(_("There is no table \"{id}\". Check the link, or create a table in the lobby.", { id: tableId }));
+      setConn("off", _("no such table"));
       return;
     }
   }
   if (window.matchMedia("(min-width: 960px)").matches) $("tracker-box").open = true;
+  if (mode === "play" && token) rememberSeat(tableId, token);
+  $("rematch").addEventListener("click", askRematch);
   if (joinOnOpen && token) {
     history.replaceState(null, "", `${location.pathname}${location.search}#token=${encodeURIComponent(token)}`);
     if (S.table && S.table.status === "lobby") await lobbyCall("join", { token });

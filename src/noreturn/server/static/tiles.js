@@ -4,14 +4,22 @@
 // colours apart: R♥ O● Y★ G♣ B♦ P▲. A 6 and a 9 are underlined, like real tiles, so they are
 // never confused when a tile is read upside down.
 
+import { N_, _, ngettext } from "./i18n.js";
+
 export const COLOURS = [
-  { letter: "R", name: "red", symbol: "♥" },
-  { letter: "O", name: "orange", symbol: "●" },
-  { letter: "Y", name: "yellow", symbol: "★" },
-  { letter: "G", name: "green", symbol: "♣" },
-  { letter: "B", name: "blue", symbol: "♦" },
-  { letter: "P", name: "purple", symbol: "▲" },
+  { letter: "R", name: N_("red"), symbol: "♥" },
+  { letter: "O", name: N_("orange"), symbol: "●" },
+  { letter: "Y", name: N_("yellow"), symbol: "★" },
+  { letter: "G", name: N_("green"), symbol: "♣" },
+  { letter: "B", name: N_("blue"), symbol: "♦" },
+  { letter: "P", name: N_("purple"), symbol: "▲" },
 ];
+
+/** A colour's name in the page's language ("red", "Rot"), from its letter. */
+export function colourName(letter) {
+  const c = colour(letter);
+  return c ? _(c.name) : letter;
+}
 
 const INDEX = Object.fromEntries(COLOURS.map((c, i) => [c.letter, i]));
 const TILE_RE = /^([ROYGBP])(\d+)$/;
@@ -31,7 +39,7 @@ export function parseTile(code) {
 /** "red 6": what a screen reader says for a tile. */
 export function tileLabel(code) {
   const t = parseTile(code);
-  return t ? `${colour(t.letter).name} ${t.value}` : code;
+  return t ? `${colourName(t.letter)} ${t.value}` : code;
 }
 
 /** The order of tiles inside an action's text (the server's canonical order): descending. */
@@ -113,14 +121,14 @@ export function colourTag(letter) {
   const el = document.createElement("span");
   el.className = `ctag t-${letter}`;
   el.textContent = `${c.symbol}${letter}`;
-  el.title = c.name;
-  el.setAttribute("aria-label", c.name);
+  el.title = colourName(letter);
+  el.setAttribute("aria-label", colourName(letter));
   return el;
 }
 
-/** ``1 tile``, ``3 tiles``: a count with its word, singular for one. */
-export function plural(count, word) {
-  return `${count} ${word}${count === 1 ? "" : "s"}`;
+/** ``1 tile``, ``3 tiles`` in the page's language. */
+export function tilesCount(count) {
+  return ngettext("{n} tile", "{n} tiles", count);
 }
 
 const TILE_IN_TEXT = /(?<![A-Za-z0-9])([ROYGBP]\d+)(?![A-Za-z0-9])/g;

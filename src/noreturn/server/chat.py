@@ -1,0 +1,148 @@
+"""A table's chat: short plain-text messages between its seated players.
+
+Kept with the table in the database (``db.ChatRow``), so every process serving the table,
+and a page that reconnects, sees the same chat. Who may write: a seat whose token still
+holds it, while the table is open or its game finished (a word after the game); never once
+the table is closed or abandoned. Spectators read it (the chat is as public as the table's
+log: its players know they are watched) but cannot write in it.
+
+The text is only ever text: stored as sent (trimmed, runs of whitespace made one space),
+and shown by the pages as text (``textContent``), never as HTML. What is refused is refused
+before the database is touched: over ``CHAT_LENGTH`` characters, control characters,
+direction overrides (which would make a message read as another's). A connection's pace
+is bounded by ``ChatLimiter`` (channel.py), a table's size by ``CHAT_PER_TABLE``.
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Table, func, insert, select
+
+from noreturn.server.auth import check_still_held
+from noreturn.server.db import ChatRow, now
+from noreturn.server.errors import (
+    OVER,
+    BadRequestError,
+    ConflictError,
+    check_table_id,
+    over_message,
+)
+from noreturn.server.games import utc
+from noreturn.server.limits import TokenBucket
+from noreturn.server.store import TableStore
+
+CHAT: Table = ChatRow.__table__  # type: ignore[assignment]
+CHAT_LENGTH = 300
+"""The most characters one chat message may have."""
+CHAT_HISTORY = 100
+"""The newest messages a new connection is sent (and at most this many per update)."""
+CHAT_PER_TABLE = 2000
+"""The most messages a table's chat keeps taking: a bound on what one table stores."""
+CHAT_RATE = (5, 10.0)
+"""A connection may send 5 chat messages in 10 seconds (a token bucket of 5 that refills
+one every 2 s): plenty to talk, too few to flood the others' screens."""
+DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def clean_chat(text: str) -> str:
+    """The message as stored: trimmed, whitespace runs made one space.
+
+    Raises:
+        BadRequestError: empty, over ``CHAT_LENGTH`` characters (code ``too_long``), or
+            holding control characters or direction overrides.
+    """
+    if len(text) > 4 * CHAT_LENGTH:  # refused before any other work
+        raise BadRequestError(f"a chat message has at most {CHAT_LENGTH} characters (yours "
+                              f"has {len(text)}): shorten it", "too_long")
+    clean = " ".join(text.split())
+    if not clean:
+        raise BadRequestError("an empty chat message: write something first")
+    if len(clean) > CHAT_LENGTH:
+        raise BadRequestError(f"a chat message has at most {CHAT_LENGTH} characters (yours "
+                              f"has {len(clean)}): shorten it", "too_long")
+    if any(c in DIRECTION_CONTROLS or unicodedata.category(c) in ("Cc", "Cs")
+           for c in clean):
+        raise BadRequestError("a chat message is plain text: no control characters, please")
+    return clean
+
+
+class ChatLimiter:
+    """One connection's chat pace (``CHAT_RATE``)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.bucket = TokenBucket(CHAT_RATE[0] / CHAT_RATE[1], CHAT_RATE[0], clock())
+
+    def admit(self) -> None:
+        """Count one message.
+
+        Raises:
+            ConflictError: ``rate_limited``, with how long to wait (nothing was sent).
+        """
+        moment = self.clock()
+        if not self.bucket.take(moment):
+            wait = self.bucket.wait(moment)
+            raise ConflictError(f"too many chat messages: at most {CHAT_RATE[0]} in "
+                                f"{CHAT_RATE[1]:g} s; wait {wait:.0f} s, then send it again",
+                                "rate_limited")
+
+
+def chat_entry(row: Any) -> dict[str, Any]:
+    """A stored message as the protocol sends it."""
+    moment: datetime = utc(row.created_at)
+    return {"id": int(row.id), "seat": int(row.seat), "name": str(row.name),
+            "text": str(row.text),
+            "at": moment.isoformat(timespec="seconds").replace("+00:00", "Z")}
+
+
+class TableChat:
+    """The chats of the tables of a ``TableStore`` (module docstring)."""
+
+    store: TableStore
+
+    def post_chat(self, table_id: str, seat: int | None, token_hash: str | None,
+                  text: str) -> None:
+        """Store ``seat``'s message (already ``clean_chat``-ed) in the table's chat.
+
+        Raises:
+            ConflictError: a spectator (``spectator``), the table closed or abandoned
+                (``closed``), or its chat full (``chat_full``); ForbiddenError: the seat's
+                token was withdrawn (its person left).
+        """
+        check_table_id(table_id)
+        if seat is None:
+            raise ConflictError("spectators read the chat but cannot write in it: open "
+                                "your seat link to talk", "spectator")
+        with self.store.as_stored(table_id) as (known, _game):
+            check_still_held(known.token_hashes, seat, token_hash)
+            if known.status in OVER and known.status != "finished":
+                raise ConflictError(over_message(known.status), "closed")
+            name = known.names[seat]
+        with self.store.sessions.begin() as session:
+            write = session.connection()
+            count = write.execute(select(func.count()).select_from(CHAT).where(
+                CHAT.c.table_id == table_id)).scalar_one()
+            if count >= CHAT_PER_TABLE:
+                raise ConflictError(f"this table's chat is full ({CHAT_PER_TABLE} "
+                                    "messages): it takes no more", "chat_full")
+            write.execute(insert(CHAT).values(table_id=table_id, seat=seat, name=name,
+                                              text=text, created_at=now()))
+
+    def chat_since(self, table_id: str, after: int = 0) -> list[dict[str, Any]]:
+        """The table's messages after the one with id ``after`` (0: from the start), the
+        newest ``CHAT_HISTORY`` of them, oldest first."""
+        query = (select(CHAT.c.id, CHAT.c.seat, CHAT.c.name, CHAT.c.text, CHAT.c.created_at)
+                 .where(CHAT.c.table_id == table_id, CHAT.c.id > after)
+                 .order_by(CHAT.c.id.desc()).limit(CHAT_HISTORY))
+        with self.store.games.autocommit.connect() as conn:
+            rows = list(conn.execute(query))
+        return [chat_entry(row) for row in reversed(rows)]
+
+
+__all__ = ["CHAT_HISTORY", "CHAT_LENGTH", "CHAT_PER_TABLE", "CHAT_RATE", "ChatLimiter",
+           "TableChat", "chat_entry", "clean_chat"]

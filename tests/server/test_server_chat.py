@@ -1,0 +1,123 @@
+"""The table chat over the WebSocket: seats write, everyone of the table reads (a
+reconnect and another process too), and what is refused is refused cheaply and changes
+nothing (issue 18, "Online together")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+from srvkit import Player, connect, create, pending, start
+
+from noreturn.server import create_app
+from noreturn.server.chat import CHAT_LENGTH, ChatLimiter, clean_chat
+from noreturn.server.db import ChatRow
+from noreturn.server.errors import BadRequestError, ConflictError
+
+PEOPLE = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}]
+HOSTILE = '<img src=x onerror="alert(1)"> & <b>bold</b>'
+
+
+def chat_of(player: Player) -> list[dict[str, Any]]:
+    """Read up to the next chat message (states on the way are kept); its messages."""
+    while True:
+        message = player.next()
+        if message["type"] == "chat":
+            return list(message["messages"])
+        assert message["type"] == "state", message
+
+
+def error_of(player: Player, message: dict[str, Any]) -> dict[str, Any]:
+    """Send ``message``; the first error that comes back (states and chats skipped)."""
+    player.send(message)
+    while True:
+        answer = player.next()
+        if answer["type"] == "error":
+            return answer
+        assert answer["type"] in ("state", "chat"), answer
+
+
+def stored(client: TestClient) -> int:
+    service = client.app.state.service  # type: ignore[attr-defined]
+    with service.engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(ChatRow)).scalar_one())
+
+
+def test_a_message_reaches_every_connection_as_text(db_url: str) -> None:
+    with TestClient(create_app(db_url)) as client:
+        table_id, tokens = create(client, PEOPLE)
+        with connect(client, table_id, 0, tokens[0]) as ada, \
+                connect(client, table_id, 1, tokens[1]) as bo, \
+                connect(client, table_id, None, None) as watcher:
+            ada.send({"type": "chat", "text": f"  {HOSTILE}\n  "})
+            for player in (ada, bo, watcher):
+                (said,) = chat_of(player)
+                assert said["text"] == HOSTILE  # as sent (trimmed): text, for textContent
+                assert (said["seat"], said["name"]) == (0, "Ada")
+            start(client, table_id, tokens)  # the chat goes on in play
+            bo.send({"type": "chat", "text": "good luck!"})
+            assert [m["text"] for m in chat_of(ada)] == ["good luck!"]
+        # a reconnect (here: a new process on the same database) gets the history
+        with TestClient(create_app(db_url)) as again, \
+                connect(again, table_id, None, None) as late:
+            history = chat_of(late)
+            assert [(m["name"], m["text"]) for m in history] == [
+                ("Ada", HOSTILE), ("Bo", "good luck!")]
+            assert history[0]["id"] < history[1]["id"]
+
+
+def test_refusals_change_nothing_and_say_how_to_fix(db_url: str) -> None:
+    with TestClient(create_app(db_url)) as client:
+        table_id, tokens = create(client, PEOPLE)
+        with connect(client, table_id, 0, tokens[0]) as ada, \
+                connect(client, table_id, None, None) as watcher:
+            refused = error_of(watcher, {"type": "chat", "text": "hi"})
+            assert refused["code"] == "spectator" and "read the chat" in refused["message"]
+            long = error_of(ada, {"type": "chat", "text": "x" * (CHAT_LENGTH + 1)})
+            assert long["code"] == "too_long" and "at most 300" in long["message"]
+            huge = error_of(ada, {"type": "chat", "text": "x" * 4000})
+            assert huge["code"] == "too_long"
+            for bad, code in (({"type": "chat", "text": 3}, "malformed"),
+                              ({"type": "chat"}, "malformed"),
+                              ({"type": "chat", "text": "   "}, "malformed"),
+                              ({"type": "chat", "text": "a\u202eb"}, "malformed"),
+                              ({"type": "chat", "text": "a\x00b"}, "malformed")):
+                assert error_of(ada, bad)["code"] == code
+            assert stored(client) == 0
+            assert not pending(watcher.ws)
+            for _ in range(5):
+                ada.send({"type": "chat", "text": "hello"})
+            slow = error_of(ada, {"type": "chat", "text": "one too many"})
+            assert slow["code"] == "rate_limited" and "wait" in slow["message"]
+            assert stored(client) == 5
+
+
+def test_a_closed_table_takes_no_chat(db_url: str) -> None:
+    with TestClient(create_app(db_url)) as client:
+        answer = client.post("/api/tables", json={"seats": PEOPLE})
+        table_id = answer.json()["table"]["id"]
+        tokens = {link["seat"]: link["token"] for link in answer.json()["seat_links"]}
+        with connect(client, table_id, 0, tokens[0]) as ada:
+            closed = client.post(f"/api/tables/{table_id}/close",
+                                 json={"token": answer.json()["creator_token"]})
+            assert closed.status_code == 200
+            ada.next_state(lambda s: s["status"] == "closed")
+            assert error_of(ada, {"type": "chat", "text": "hi"})["code"] == "closed"
+            assert stored(client) == 0
+
+
+def test_clean_chat_and_the_pace() -> None:
+    assert clean_chat(" a \t b\n c ") == "a b c"
+    assert clean_chat("👩\u200d💻 ok") == "👩\u200d💻 ok"  # a joiner inside an emoji is text
+    with pytest.raises(BadRequestError):
+        clean_chat("\u2066x")
+    clock = [0.0]
+    pace = ChatLimiter(lambda: clock[0])
+    for _ in range(5):
+        pace.admit()
+    with pytest.raises(ConflictError, match="wait 2 s"):
+        pace.admit()
+    clock[0] = 2.0
+    pace.admit()

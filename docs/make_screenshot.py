@@ -1,9 +1,11 @@
-"""Regenerate docs/tui.svg and docs/tui.png: the full-screen table in the middle of a game.
+"""Regenerate docs/tui.svg and docs/tui.png (the full-screen table in the middle of a game)
+and docs/tutorial.svg and docs/tutorial.png (the guided first game, in German).
 
 Run from the repository root: ``python docs/make_screenshot.py``. It plays a seeded game
 against two bots headless (Textual's pilot), pressing the hint key and Enter, until you are
 in phase 2 with a row to score; then it aims at a row tail, picks a payment and saves the
-screen as SVG. The PNG is made with ``rsvg-convert`` (Debian: ``apt-get install
+screen as SVG. The tutorial is shot in German at 80x24, at its lesson on placing. The PNG
+is made with ``rsvg-convert`` (Debian: ``apt-get install
 librsvg2-bin``, and ``fonts-firacode`` for the font the SVG names) when it is installed,
 else with ``cairosvg`` (PyPI) when that is.
 """
@@ -20,8 +22,10 @@ from textual.pilot import Pilot
 
 from noreturn.engine import Declare, Rules
 from noreturn.table import LocalTable, make_seats
+from noreturn.text.lang import set_language
 from noreturn.tui.app import NoReturnApp
 from noreturn.tui.moves import payments
+from noreturn.tui.tutorial import TutorialApp, tutorial_table
 
 DOCS = Path(__file__).resolve().parent
 SIZE = (132, 40)
@@ -95,12 +99,35 @@ def to_png(svg: Path, png: Path) -> None:
         cairosvg.svg2png(url=str(fixed), write_to=str(png))
 
 
+async def shoot_tutorial(svg: Path) -> None:
+    """The tutorial in German at 80x24: past the mulligan, at the lesson on placing."""
+    set_language("de")
+    app = TutorialApp(tutorial_table(Path(tempfile.mkdtemp())), bot_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _step in range(50):
+            await settle(pilot, app)
+            await pilot.pause()
+            if "lesson-place" in {screen.id for screen in app.screen_stack}:
+                break
+            if app.screen.id and app.screen.id.startswith("lesson-"):
+                await pilot.press("escape")
+            else:
+                await pilot.press("h", "enter")
+        else:
+            raise SystemExit("the lesson on placing never came")
+        svg.write_text(app.export_screenshot(title="noreturn tutorial"), encoding="utf-8")
+    set_language("en")
+
+
 def main() -> None:
-    """Write docs/tui.svg and docs/tui.png."""
+    """Write docs/tui.svg, docs/tui.png, docs/tutorial.svg and docs/tutorial.png."""
     svg, png = DOCS / "tui.svg", DOCS / "tui.png"
     asyncio.run(shoot(svg))
     to_png(svg, png)
-    print(f"wrote {svg} and {png}")
+    lesson_svg, lesson_png = DOCS / "tutorial.svg", DOCS / "tutorial.png"
+    asyncio.run(shoot_tutorial(lesson_svg))
+    to_png(lesson_svg, lesson_png)
+    print(f"wrote {svg}, {png}, {lesson_svg} and {lesson_png}")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
-"""Regenerate docs/web.png: the browser table in the middle of a game.
+"""Regenerate docs/web.png, docs/web-de.png and docs/rules.png: the browser's pages.
 
 Run from the repository root: ``python docs/make_web_screenshot.py``. It starts the server
 (a temporary SQLite database) in a thread, creates a table for Ada and two bots through the
 API, and plays Ada's seat in headless Chromium by following the hints until Ada is in phase 2
 with a score to make; then it selects that score's row tail and payment (not sent) and saves
-the page. Needs Playwright for Python and Debian's ``chromium`` (or ``NORETURN_CHROMIUM``).
+the page: once in an English browser (web.png), once in a German one (web-de.png, every word
+from the German catalog). Then the rules page on a phone, in German (rules.png). Needs
+Playwright for Python and Debian's ``chromium`` (or ``NORETURN_CHROMIUM``).
 """
 
 from __future__ import annotations
@@ -87,32 +89,49 @@ def play_until_scoring(page: Any) -> bool:
         page.wait_for_function("v => document.body.dataset.version !== v", arg=version)
 
 
+def table_shot(browser: Any, base: str, locale: str, name: str) -> None:
+    """A game played to a scoring turn in a browser of ``locale``, saved as ``name``."""
+    page = browser.new_page(viewport=VIEWPORT, locale=locale)
+    for _attempt in range(5):
+        made = page.request.post(f"{base}/api/tables", data={"seats": [
+            {"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "medium"},
+            {"kind": "bot", "level": "easy"}]}).json()
+        page.goto(base + made["seat_links"][0]["link"])
+        page.click("#join")
+        page.locator("#lobby-seats .badge.ok").wait_for()
+        page.click("#start")
+        if play_until_scoring(page):
+            break
+    else:
+        raise SystemExit("no game reached a scoring turn in 5 tries")
+    page.locator("#tracker-box").evaluate("el => el.open = true")
+    page.evaluate("document.getElementById('log').scrollTop = 1e9")
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(DOCS / name), full_page=True)
+    page.close()
+
+
+def rules_shot(browser: Any, base: str) -> None:
+    """The rules page on a phone, in German: its top with the first worked example."""
+    page = browser.new_page(viewport={"width": 390, "height": 1100}, locale="de-DE")
+    page.goto(base + "/rules")
+    page.locator("body[data-ready='1']").wait_for(state="attached")
+    page.screenshot(path=str(DOCS / "rules.png"))
+    page.close()
+
+
 def main() -> None:
-    """Play until a good moment and save docs/web.png."""
+    """Play until a good moment and save the pictures."""
     with tempfile.TemporaryDirectory() as tmp:
         server, base = start_server(f"sqlite:///{tmp}/tables.db")
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-            page = browser.new_page(viewport=VIEWPORT)
-            for _attempt in range(5):
-                made = page.request.post(f"{base}/api/tables", data={"seats": [
-                    {"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "medium"},
-                    {"kind": "bot", "level": "easy"}]}).json()
-                page.goto(base + made["seat_links"][0]["link"])
-                page.click("#join")
-                page.locator("#lobby-seats .badge.ok").wait_for()
-                page.click("#start")
-                if play_until_scoring(page):
-                    break
-            else:
-                raise SystemExit("no game reached a scoring turn in 5 tries")
-            page.locator("#tracker-box").evaluate("el => el.open = true")
-            page.evaluate("document.getElementById('log').scrollTop = 1e9")
-            page.mouse.move(0, 0)
-            page.screenshot(path=str(DOCS / "web.png"), full_page=True)
+            table_shot(browser, base, "en-GB", "web.png")
+            table_shot(browser, base, "de-DE", "web-de.png")
+            rules_shot(browser, base)
             browser.close()
         server.should_exit = True
-    print(f"wrote {DOCS / 'web.png'}")
+    print(f"wrote {DOCS / 'web.png'}, {DOCS / 'web-de.png'} and {DOCS / 'rules.png'}")
 
 
 if __name__ == "__main__":

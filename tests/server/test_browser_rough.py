@@ -102,7 +102,7 @@ def test_words_one_tile_scored_rows_and_final_scores(lobby_page: Any) -> None:
                  final: over.caption.textContent, during: during.caption.textContent,
                  why: panel.querySelector('.facts [title]').title,
                  tracker: board.trackerEl(view, {{R1: 1}}).firstChild.textContent,
-                 plural: [tiles.plural(1, "tile"), tiles.plural(0, "tile")]}};""")
+                 plural: [tiles.tilesCount(1), tiles.tilesCount(0)]}};""")
     assert said["plural"] == ["1 tile", "0 tiles"]
     assert said["tracker"].startswith("1 tile unseen")
     assert said["heaps"] == ["pile: 1 tile = 6", "paid: 1 tile = 2"]

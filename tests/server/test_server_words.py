@@ -53,6 +53,13 @@ def test_each_connection_reads_the_game_in_its_own_language(db_url: str) -> None
         assert "game over" not in german and "Spielende" not in english
         assert ada.state["result"]["lines"][0].count("Stapel") == 1
         assert "pile" in bo.state["result"]["lines"][0]
+        replays = {lang: client.get(f"/api/tables/{table_id}/replay?lang={lang}")
+                   for lang in ("de", "en")}
+        assert all(answer.status_code == 200 for answer in replays.values())
+        told = {lang: " ".join(step["log"] for step in answer.json()["steps"])
+                for lang, answer in replays.items()}
+        assert "Spielende: " in told["de"] and "game over: " in told["en"]
+        assert client.get(f"/api/tables/{table_id}/replay?lang=fr").status_code == 422
 
 
 def test_an_illegal_move_is_refused_in_the_readers_language(db_url: str) -> None:

@@ -84,6 +84,7 @@ class TableDisplay(App[str]):
             os.environ["NO_COLOR"] = "1"  # Textual's own switch to a monochrome screen
         super().__init__()
         speak_bindings(self)
+        self.title = _("No Return")  # in German with the game's German name
         self.table = table
         self.bot_delay = bot_delay
         self.color = color

@@ -132,7 +132,7 @@ export function scoresTable(view, names, me) {
     : _("Scores so far (pile − rows: tiles in rows count against you until scored)") }));
   t.append(h("thead", {}, h("tr", {},
     h("th", { scope: "col", text: _("player") }), h("th", { scope: "col", text: _("phase") }),
-    h("th", { scope: "col", text: _("pile") }), h("th", { scope: "col", text: _("score") }))));
+    h("th", { scope: "col", text: _("pile") }), h("th", { scope: "col", text: _("points") }))));
   const body = h("tbody");
   view.players.forEach((p, seat) => {
     body.append(h("tr", { class: seat === me ? "me" : null },

@@ -88,7 +88,7 @@ async function create(ev) {
   }
   const button = $("create");
   button.disabled = true;
-  button.textContent = "Creating…";
+  button.textContent = _("Creating…");
   try {
     const made = await api("POST", "/api/tables", body);
     const entry = {

@@ -31,7 +31,7 @@ function show(i) {
   $("step-no").textContent = String(step + 1);
   $("step-log").replaceChildren(richText(s.log || ""));
   $("info").replaceChildren(h("b", { text: stageText(v, names) }), " · " + _("turn {n}", { n: v.turns }));
-  $("players").replaceChildren(...v.players.map((_, seat) => {
+  $("players").replaceChildren(...v.players.map((_player, seat) => {
     const panel = playerPanel(v, seat, names);
     const hand = (s.hands || [])[seat] || [];
     panel.querySelector(".facts").after(h("div", { class: "replay-hand", role: "group",

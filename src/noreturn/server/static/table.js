@@ -388,7 +388,7 @@ function renderLobby() {
 function renderBoard() {
   const v = view();
   const n = names();
-  $("info").replaceChildren(h("b", { text: stageText(v, n) }), ` · turn ${v.turns}`);
+  $("info").replaceChildren(h("b", { text: stageText(v, n) }), " · " + _("turn {n}", { n: v.turns }));
   const order = [];
   for (let k = 0; k < v.players.length; k++) {
     const seat = S.seat === null ? k : (S.seat + 1 + k) % v.players.length;
@@ -405,9 +405,9 @@ function renderMine() {
   if (S.seat === null) return;
   const me = v.players[S.seat];
   const moving = v.stage !== "over" && v.to_move === S.seat;
-  $("mine-title").textContent = `${names()[S.seat] ?? "You"} (you)`;
+  $("mine-title").textContent = _("{name} (you)", { name: names()[S.seat] ?? _("You") });
   $("my-badges").replaceChildren(...[
-    moving && S.online ? h("span", { class: "badge moving-badge", text: "▶ your turn" }) : null,
+    moving && S.online ? h("span", { class: "badge moving-badge", text: _("▶ your turn") }) : null,
     moving && !S.online ? h("span", { class: "badge wait", text: _("your turn · not connected") }) : null,
     h("span", { class: `badge phase phase${me.phase}`, text: phaseText(me.phase) }),
     h("span", { class: "badge", id: "my-score", title: scoreWhy(), text: _("score now {score}", { score: me.score }) }),
@@ -523,7 +523,7 @@ function renderActions() {
   $("turn-note").replaceChildren(turn
     ? h("b", { text: v.stage === "mulligan" ? _("Your mulligan: keep your hand or set tiles aside.") : _("Your turn.") })
     : waitingText(v, n));
-  if (S.pending) $("turn-note").append(" Sending…");
+  if (S.pending) $("turn-note").append(" " + _("Sending…"));
   const legal = new Set(S.st.legal.map(canonicalAction));
   const moves = candidates();
   const box = $("moves");
@@ -539,7 +539,7 @@ function renderActions() {
   $("undo").hidden = !S.st.can_undo;
   $("undo").disabled = S.pending || !S.online;
   $("hint").disabled = !turn || S.hintPending;
-  $("hint").textContent = S.hintPending ? "Thinking…" : "Hint";
+  $("hint").textContent = S.hintPending ? _("Thinking…") : _("Hint");
   $("clear").disabled = !S.selected.size && !S.target;
   renderHint(turn);
   renderSwitch(turn && v.stage === "play" && v.players[S.seat].phase === 1);

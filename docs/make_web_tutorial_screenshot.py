@@ -1,6 +1,6 @@
-"""Regenerate docs/tutorial.png: the browser's guided first game at its exchange lesson.
+"""Regenerate docs/web-tutorial.png: the browser's guided first game at its exchange lesson.
 
-Run from the repository root: ``python docs/make_tutorial_screenshot.py``. It starts the
+Run from the repository root: ``python docs/make_web_tutorial_screenshot.py``. It starts the
 server (a temporary SQLite database) in a thread, presses "Learn to play" in the lobby in
 headless Chromium, and follows the suggestions (closing each lesson) until the lesson on
 exchanging opens, with the suggested exchange's tiles marked in the hand; then it saves the
@@ -42,7 +42,7 @@ def follow_until_lesson(page: Page, wanted: str) -> None:
 
 
 def main() -> None:
-    """Start the tutorial from the lobby and save docs/tutorial.png at the lesson."""
+    """Start the tutorial from the lobby and save docs/web-tutorial.png at the lesson."""
     import tempfile  # noqa: PLC0415 - a script: only what it needs when it runs
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -56,10 +56,10 @@ def main() -> None:
             follow_until_lesson(page, WANTED)
             page.evaluate("window.scrollTo(0, 0)")
             page.mouse.move(0, 0)
-            page.screenshot(path=str(DOCS / "tutorial.png"), full_page=True)
+            page.screenshot(path=str(DOCS / "web-tutorial.png"), full_page=True)
             browser.close()
         server.should_exit = True
-    print(f"wrote {DOCS / 'tutorial.png'}")
+    print(f"wrote {DOCS / 'web-tutorial.png'}")
 
 
 if __name__ == "__main__":

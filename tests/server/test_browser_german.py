@@ -1,0 +1,72 @@
+"""The browser in German: a whole game read in German, and the language switch.
+
+Playwright drives Debian's Chromium (the fixtures of test_browser.py). A German browser
+(``Accept-Language: de``) gets every page in German at once; the switch at the top of each
+page changes the language for this browser, remembered across pages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api",
+                               reason="Playwright for Python is not installed")
+
+from test_browser import (  # noqa: E402 - after the skip above
+    ServerThread,
+    browser,  # noqa: F401 - a fixture
+    create_in_lobby,
+    join_and_start,
+    new_page,
+    play_hinted_move,
+    server,  # noqa: F401 - a fixture
+    wait_for_decision,
+)
+
+ENGLISH = ("Your hand", "Turn log", "placed", " drew ", "Final scores", "score now", "wins!",
+           "Download the record", "Hint")
+"""Our English words that must not show on a German page."""
+
+
+def test_a_whole_game_in_german_in_the_browser(
+        server: ServerThread, browser: Any) -> None:  # noqa: F811 - fixtures
+    page, errors = new_page(browser, locale="de-DE", viewport={"width": 1280, "height": 900})
+    page.goto(server.base + "/")
+    sync_api.expect(page.locator("#create")).to_have_text("Tisch anlegen")
+    assert page.get_attribute("html", "lang") == "de"
+    href = create_in_lobby(page, server.base)
+    page.goto(server.base + href)
+    join_and_start(page)
+    sync_api.expect(page.locator("#conn")).to_have_text("verbunden")
+    sync_api.expect(page.locator("#hand-title")).to_have_text("Deine Hand")
+    while wait_for_decision(page):
+        play_hinted_move(page)
+    sync_api.expect(page.locator("#end")).to_be_visible()
+    sync_api.expect(page.locator("#end-title")).to_have_text("Spielende")
+    winner = page.locator("#end-winner").inner_text()
+    assert "gewinn" in winner or "teil" in winner, winner
+    assert "Stapel" in page.locator("#end-lines").inner_text()
+    log = page.locator("#log").inner_text()
+    assert "legte" in log and " zog " in log and "Spielende: " in log, log[-300:]
+    body = page.locator("body").inner_text()
+    for english in ENGLISH:
+        assert english not in body, english
+    assert errors == []
+
+
+def test_the_language_switch_is_remembered_across_pages(
+        server: ServerThread, browser: Any) -> None:  # noqa: F811 - fixtures
+    page, errors = new_page(browser, locale="en-GB", viewport={"width": 375, "height": 740})
+    page.goto(server.base + "/")
+    sync_api.expect(page.locator("#create")).to_have_text("Create the table")
+    page.select_option("#lang-select", "de")
+    sync_api.expect(page.locator("#create")).to_have_text("Tisch anlegen")
+    page.goto(server.base + "/rules")
+    page.locator("body[data-ready='1']").wait_for(state="attached")
+    sync_api.expect(page.locator("#r-tiles")).to_have_text("Die Steine")
+    assert page.locator("main .tile").count() > 10  # the examples' tiles drawn as tiles
+    page.select_option("#lang-select", "en")
+    sync_api.expect(page.locator("#r-tiles")).to_have_text("The tiles")
+    assert errors == []

@@ -126,6 +126,7 @@ def test_the_tutorial_from_the_lobby_teaches_every_lesson_on_a_phone(
         server: ServerThread, browser: Any) -> None:  # noqa: F811
     page, errors = new_page(browser, **PHONE)
     page.goto(server.base + "/")
+    page.locator("#seats .seat-line").first.wait_for()  # the lobby's script has run
     page.locator("#learn").tap()
     page.wait_for_url(re.compile(r"/play/[\w-]+#token=[\w-]+&tutorial=1$"))
     assert page.get_attribute("body", "data-tutorial") == "1"
@@ -176,6 +177,8 @@ def test_the_rules_page_starts_the_tutorial_in_german_and_a_lesson_closes_with_e
     lessons can be turned off for good."""
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900}, locale="de-DE")
     page.goto(server.base + "/rules")
+    page.locator("body[data-ready='1']").wait_for(state="attached")  # its script has run
+    assert page.locator("main [data-learn]").inner_text() == "Spielen lernen"
     page.locator("header [data-learn]").click()
     page.wait_for_url(re.compile(r"/play/[\w-]+#token=[\w-]+&tutorial=1$"))
     lesson = page.locator("#lesson[data-lesson=mulligan]")

@@ -20,10 +20,11 @@ async function translatedBody() {
   }
 }
 
+wireLearnButtons(document.querySelector("header")); // at once: the body may take a moment
 await translatedBody();
 for (const el of document.querySelectorAll("[data-tiles]")) {
   const size = el.classList.contains("tiles-line") ? "big" : "mini";
   el.replaceChildren(...el.dataset.tiles.split(/\s+/).map((code) => tileEl(code, { size })));
 }
-wireLearnButtons();
+wireLearnButtons(document.querySelector("main"));
 document.body.dataset.ready = "1";

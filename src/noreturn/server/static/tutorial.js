@@ -148,9 +148,9 @@ export async function startTutorial(button) {
   }
 }
 
-/** Every `[data-learn]` button of the page starts the tutorial. */
-export function wireLearnButtons() {
-  for (const button of document.querySelectorAll("[data-learn]")) {
+/** Every `[data-learn]` button in `root` starts the tutorial. */
+export function wireLearnButtons(root = document) {
+  for (const button of root.querySelectorAll("[data-learn]")) {
     button.addEventListener("click", () => startTutorial(button));
   }
 }

@@ -155,7 +155,7 @@ def join_and_start(page: Any) -> None:
     """On the seat's page: join, then start the game."""
     page.locator("#lobby:not([hidden])").wait_for()
     page.click("#join")
-    page.locator("#lobby-seats .badge.ok").wait_for()
+    page.locator("#lobby-seats li:has(.badge.seat) .badge.ok").wait_for()  # this seat's
     page.click("#start")
     page.locator("body[data-status=playing]").wait_for(state="attached")
 

@@ -37,7 +37,7 @@ def extracted() -> set[str | tuple[str, ...]]:
     """Every message the sources hold now, found as ``pybabel extract`` finds them."""
     with (ROOT / "babel.cfg").open() as cfg:
         method_map, options_map = parse_mapping_cfg(cfg)
-    keywords = {**DEFAULT_KEYWORDS, "Refusal": (2,)}
+    keywords = {**DEFAULT_KEYWORDS, "Refusal": (2,), "NotationError": None}
     found: set[str | tuple[str, ...]] = set()
     for _file, _line, message, _comments, context in extract_from_dir(
             str(PACKAGE), method_map, options_map, keywords=keywords):

@@ -77,11 +77,12 @@ def test_the_footer_names_the_keys_in_german(tmp_path: Path) -> None:
 def test_a_whole_game_in_german_with_plain_prompts(tmp_path: Path) -> None:
     set_language("de")
     out: list[str] = []
-    code = run_plain(players=2, name="Ada", seed=5, stdin=io.StringIO("1\n" * 400),
+    code = run_plain(players=2, name="Ada", seed=5, stdin=io.StringIO("Q3\n" + "1\n" * 400),
                      save_dir=tmp_path, write=out.append)
     assert code == 0
     shown = "\n".join(out)
     for german in ("No Return: du bist Ada", "deine Hand:", "dein Zug> ", "tauschte",
+                   "'Q3' ist kein Stein: schreibe einen Farbbuchstaben",
                    "Endstand:", "= Stapel", "Aufzeichnung gespeichert"):
         assert german in shown, german
     for english in (*ENGLISH, "final scores", "your move> ", "record saved"):

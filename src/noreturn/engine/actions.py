@@ -195,11 +195,6 @@ _TILE_ACTIONS: dict[str, type[Mulligan] | type[Exchange] | type[Place]] = {
     "place": Place,
 }
 
-ACTION_HELP = (
-    "actions are written: place R11 R9 | exchange B3 G7 | score R x2 pay B7 B5 | declare | "
-    "pass | mulligan [tiles]"
-)
-
 
 def parse_action(text: str) -> Action:
     """The action written ``text`` in the shared text form.
@@ -209,11 +204,13 @@ def parse_action(text: str) -> Action:
     """
     words = text.split()
     if not words:
-        raise NotationError(f"empty action: {ACTION_HELP}")
+        raise NotationError("empty action: actions are written: place R11 R9 | exchange B3 G7 | "
+                            "score R x2 pay B7 B5 | declare | pass | mulligan [tiles]")
     verb, args = words[0].lower(), words[1:]
     if verb in _TILE_ACTIONS:
         if not args and verb != "mulligan":  # only a mulligan may take no tile
-            raise NotationError(f"{text!r}: {verb} at least one tile, such as {verb} R11 R9")
+            raise NotationError("{text}: {verb} at least one tile, such as {verb} R11 R9",
+                                {"text": repr(text), "verb": verb})
         return _TILE_ACTIONS[verb](tuple(parse_tile(w) for w in args))
     if verb in ("declare", "pass") and not args:
         return Declare() if verb == "declare" else Pass()
@@ -221,15 +218,20 @@ def parse_action(text: str) -> Action:
         return Draw(parse_tile(args[0]))
     if verb == "score":
         return _parse_score(text, args)
-    raise NotationError(f"{text!r} is not an action: {ACTION_HELP}")
+    raise NotationError("{text} is not an action: actions are written: place R11 R9 | exchange "
+                        "B3 G7 | score R x2 pay B7 B5 | declare | pass | mulligan [tiles]",
+                        {"text": repr(text)})
 
 
 def _parse_score(text: str, args: list[str]) -> Score:
     if len(args) < 3 or args[2].lower() != "pay" or not args[1].lower().startswith("x"):
-        raise NotationError(f"{text!r} is not a score action: write score R x2 pay B7 B5")
+        raise NotationError("{text} is not a score action: write score R x2 pay B7 B5",
+                            {"text": repr(text)})
     count_text = args[1][1:]
     if not is_number(count_text):
-        raise NotationError(f"{text!r}: the count must be x followed by a number, such as x2")
+        raise NotationError("{text}: the count must be x followed by a number, such as x2",
+                            {"text": repr(text)})
     if len(args) == 3:
-        raise NotationError(f"{text!r}: pay with at least one tile, such as score R x2 pay B7 B5")
+        raise NotationError("{text}: pay with at least one tile, such as score R x2 pay B7 B5",
+                            {"text": repr(text)})
     return Score(parse_colour(args[0]), int(count_text), tuple(parse_tile(w) for w in args[3:]))

@@ -68,7 +68,20 @@ class NoReturnError(ValueError):
 
 
 class NotationError(NoReturnError):
-    """Text (a tile, an action) that does not parse."""
+    """Text (a tile, an action) that does not parse.
+
+    Like a ``Refusal``, it keeps its English ``template`` and the ``params`` that fill it
+    (the message is the filled template), so a front end can say it in another language.
+    """
+
+    def __init__(self, template: str, params: Mapping[str, object] | None = None) -> None:
+        self.template = template
+        self.params: Mapping[str, object] = MappingProxyType(dict(params or {}))
+        super().__init__(template.format_map(self.params))
+
+    def __reduce__(self) -> tuple[type[NotationError], tuple[str, dict[str, object]]]:
+        """Pickle with the template (a process pool sends errors back to the caller)."""
+        return type(self), (self.template, dict(self.params))
 
 
 class RulesError(NoReturnError):

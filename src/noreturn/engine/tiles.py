@@ -101,7 +101,8 @@ def parse_colour(text: str) -> int:
         return COLOUR_LETTERS.index(key.upper())
     if key.lower() in COLOUR_NAMES:
         return COLOUR_NAMES.index(key.lower())
-    raise NotationError(f"{text!r} is not a colour: use one of {', '.join(COLOUR_LETTERS)}")
+    raise NotationError("{text} is not a colour: use one of {letters}",
+                        {"text": repr(text), "letters": ", ".join(COLOUR_LETTERS)})
 
 
 def is_number(text: str) -> bool:
@@ -113,13 +114,13 @@ def parse_tile(text: str) -> int:
     """The tile written ``text`` (``R11``, ``b3``); no check against a variant's size."""
     code = text.strip()
     if len(code) < 2 or code[0].upper() not in COLOUR_LETTERS or not is_number(code[1:]):
-        raise NotationError(
-            f"{text!r} is not a tile: write a colour letter ({COLOUR_LETTERS}) "
-            "and a value, such as R11 or B3"
-        )
+        raise NotationError("{text} is not a tile: write a colour letter ({letters}) and a "
+                            "value, such as R11 or B3",
+                            {"text": repr(text), "letters": COLOUR_LETTERS})
     digits = code[1:].lstrip("0")  # length first: int() of thousands of digits refuses
     if len(digits) > 2 or not 1 <= int(digits or "0") <= MAX_SUPPORTED_VALUE:
-        raise NotationError(f"{text!r} is not a tile: its value must be 1..{MAX_SUPPORTED_VALUE}")
+        raise NotationError("{text} is not a tile: its value must be 1..{most}",
+                            {"text": repr(text), "most": MAX_SUPPORTED_VALUE})
     return make_tile(COLOUR_LETTERS.index(code[0].upper()), int(digits))
 
 

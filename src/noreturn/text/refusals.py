@@ -8,7 +8,7 @@ filled, with the colour's name translated too. In English the result is the engi
 
 from __future__ import annotations
 
-from noreturn.engine import COLOUR_NAMES, Refusal
+from noreturn.engine import COLOUR_NAMES, NotationError, Refusal
 from noreturn.text.lang import _, language, pgettext
 
 COLOUR_WORDS = {
@@ -37,3 +37,10 @@ def refusal_text(refused: Refusal) -> str:
     params = {key: colour_word(value) if key == "colour" and isinstance(value, str) else value
               for key, value in refused.params.items()}
     return _(refused.template).format_map(params)
+
+
+def notation_text(error: NotationError) -> str:
+    """A notation error (a move or tile that does not parse) in the current language."""
+    if language() == "en":
+        return str(error)
+    return _(error.template).format_map(error.params)

@@ -17,6 +17,7 @@ from noreturn.engine import (
     Declare,
     Mulligan,
     NoReturnError,
+    NotationError,
     Rules,
     make_tile,
     parse_action,
@@ -28,6 +29,7 @@ from noreturn.records import dumps
 from noreturn.table import LocalTable, default_save_dir, make_seats
 from noreturn.text.lang import N_, _
 from noreturn.text.narrate import render_table
+from noreturn.text.refusals import notation_text
 
 LIST_LIMIT = 40
 HELP = N_("""\
@@ -119,6 +121,9 @@ class PlainGame:
             line = self.read(prompt).strip()
             try:
                 action = self._interpret(line)
+            except NotationError as exc:
+                self.write(f"  {notation_text(exc)}")
+                continue
             except NoReturnError as exc:
                 self.write(f"  {exc}")
                 continue

@@ -79,6 +79,7 @@ from noreturn.server.schemas import (
 from noreturn.server.service import NotFoundError, ServiceError, TableService
 from noreturn.server.timers import TIMER_SECONDS, TimerRunner
 from noreturn.server.timing import TURN_TIMES
+from noreturn.server.tutorial import router as tutorial_routes
 from noreturn.server.words import words_routes
 from noreturn.server.workers import run
 from noreturn.server.wsguard import SocketGuard, quiet_invalid_utf8
@@ -258,7 +259,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
         return JSONResponse({"detail": message}, status_code=status)
 
     for routes in (api_routes(service, hub, bots), review_routes(reviews, reviewer),
-                   words_routes()):
+                   words_routes(), tutorial_routes):
         app.include_router(routes)
     app.add_api_websocket_route("/ws/tables/{table_id}", PlayChannel(
         service, hub, bots, message_limits,

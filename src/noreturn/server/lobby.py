@@ -146,10 +146,11 @@ class Lobby:
     turn_times: tuple[int, ...]
     """The turn timers a new table may choose (``timing.TURN_TIMES`` by default)."""
 
-    def create(self, body: CreateTable) -> dict[str, Any]:
+    def create(self, body: CreateTable, seed: str | None = None) -> dict[str, Any]:
         """A new table; the answer holds each human seat's token, shown this once.
 
-        A table of bots only starts at once (there is nobody to press start).
+        A table of bots only starts at once (there is nobody to press start). ``seed``
+        deals a prepared game (the tutorial's, ``tutorial.py``); left out, a secret one.
 
         Raises:
             BadRequestError: bad rules, names or bot levels.
@@ -166,7 +167,7 @@ class Lobby:
         table_values: dict[str, Any] = {
             "id": table_id, "created_at": moment, "updated_at": moment,
             "status": "lobby" if tokens else "playing", "rules": rules.to_dict(),
-            "seed": secrets.token_hex(16), "version": 0, "result": None, "record": None,
+            "seed": seed or secrets.token_hex(16), "version": 0, "result": None, "record": None,
             "creator_hash": hash_token(creator_token), "bot_due": not tokens,
             "turn_seconds": turn_seconds, "timeout_level": timeout_level,
             "turn_deadline": None}

@@ -15,14 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from noreturn.engine import Action, Declare, Exchange, Rules, Stage
-from noreturn.table import LocalTable, make_seats
+from noreturn.table import TUTORIAL_BOT, TUTORIAL_PLAYERS, TUTORIAL_SEED, LocalTable, make_seats
 from noreturn.text.lang import N_, _
 from noreturn.tui.app import NoReturnApp
 from noreturn.tui.screens import TextScreen
-
-TUTORIAL_SEED = 33
-"""The prepared deal: its hints set tiles aside, place, exchange at the fifth turn, declare
-and score, and the newcomer who follows them wins."""
 
 
 @dataclass(frozen=True)
@@ -139,8 +135,8 @@ class TutorialApp(NoReturnApp):
 
 def tutorial_table(save_dir: Path | None = None) -> LocalTable:
     """The tutorial's game: you against the easy bot on the prepared deal."""
-    return LocalTable(make_seats(2, [_("You")], ["easy"]), Rules(players=2), TUTORIAL_SEED,
-                      save_dir)
+    return LocalTable(make_seats(TUTORIAL_PLAYERS, [_("You")], [TUTORIAL_BOT]),
+                      Rules(players=TUTORIAL_PLAYERS), TUTORIAL_SEED, save_dir)
 
 
 def run_tutorial(save_dir: Path | None = None, bot_delay: float = 0.6,

@@ -4,6 +4,7 @@ import { api, forgetTable, myTables, rememberTable } from "./api.js";
 import { N_, _ } from "./i18n.js";
 import { h } from "./tiles.js";
 import { setupTimerChoice, timerChoice, timerSummary } from "./timerchoice.js";
+import { wireLearnButtons } from "./tutorial.js";
 
 const $ = (id) => document.getElementById(id);
 const LEVELS = [
@@ -239,6 +240,7 @@ $("add-seat").addEventListener("click", () => {
 $("create-form").addEventListener("submit", create);
 $("refresh").addEventListener("click", loadTables);
 $("link-form").addEventListener("submit", openLink);
+wireLearnButtons();
 renderSeats();
 setupTimerChoice();
 renderMine();

@@ -1,8 +1,10 @@
 // The rules page: in German, its body is rules.de.html's (a document is translated whole);
-// then every element with data-tiles="R11 R9" shows those tiles as tiles.
+// then every element with data-tiles="R11 R9" shows those tiles as tiles, and "Learn to
+// play" starts the guided first game (tutorial.js).
 
 import { lang } from "./i18n.js";
 import { tileEl } from "./tiles.js";
+import { wireLearnButtons } from "./tutorial.js";
 
 /** The body in the page's language, when it is not the English one written here. */
 async function translatedBody() {
@@ -18,9 +20,11 @@ async function translatedBody() {
   }
 }
 
+wireLearnButtons(document.querySelector("header")); // at once: the body may take a moment
 await translatedBody();
 for (const el of document.querySelectorAll("[data-tiles]")) {
   const size = el.classList.contains("tiles-line") ? "big" : "mini";
   el.replaceChildren(...el.dataset.tiles.split(/\s+/).map((code) => tileEl(code, { size })));
 }
+wireLearnButtons(document.querySelector("main"));
 document.body.dataset.ready = "1";

@@ -17,6 +17,7 @@ import { addChat, chatAccess, chatRefused, setupChat } from "./chat.js";
 import { _, lang, ngettext } from "./i18n.js";
 import { setBaseTitle, setupTurnAlerts, turnAlert } from "./notify.js";
 import { setServerClock, showTimer } from "./timer.js";
+import { tutor } from "./tutorial.js";
 
 const $ = (id) => document.getElementById(id);
 const parts = location.pathname.split("/").filter(Boolean);
@@ -26,6 +27,8 @@ const hashParams = new URLSearchParams(location.hash.slice(1));
 const token = hashParams.get("token");
 // "Take this seat" in the lobby adds join=1: opening the link takes the seat in one click
 const joinOnOpen = hashParams.get("join") === "1";
+// a tutorial table's link adds tutorial=1: lessons at their moments (tutorial.js)
+const lessons = tutor(hashParams, tableId, sendMsg);
 
 const S = {
   seat: null, // our seat number, null for a spectator
@@ -207,6 +210,7 @@ function onMessage(msg) {
     default:
       break;
   }
+  lessons(msg);
 }
 
 // ---------------------------------------------------------------------- errors

@@ -1,0 +1,19 @@
+"""The guided first game's prepared deal, shared by every front end that teaches it.
+
+The terminal (``noreturn tutorial``) and the browser (``POST /api/tutorial``) teach on the
+same game, so a lesson written for one moment comes at that moment in both. Front ends
+never import one another, so the deal lives here, in the layer both sit on.
+"""
+
+from __future__ import annotations
+
+TUTORIAL_SEED = 33
+"""The prepared deal: its hints set tiles aside, place, exchange at the fifth turn, declare
+and score, and the newcomer who follows them wins (checked by ``tests/tui/test_tutorial.py``
+and ``tests/server/test_server_tutorial.py``)."""
+TUTORIAL_BOT = "easy"
+"""The one opponent of the guided game: a bot that plays soundly but never sharply."""
+TUTORIAL_PLAYERS = 2
+"""One newcomer and the bot."""
+
+__all__ = ["TUTORIAL_BOT", "TUTORIAL_PLAYERS", "TUTORIAL_SEED"]

@@ -405,7 +405,8 @@ function renderMine() {
   if (S.seat === null) return;
   const me = v.players[S.seat];
   const moving = v.stage !== "over" && v.to_move === S.seat;
-  $("mine-title").textContent = _("{name} (you)", { name: names()[S.seat] ?? _("You") });
+  const myName = names()[S.seat];  // "You (you)" says it twice (the tutorial's seat)
+  $("mine-title").textContent = myName && myName !== _("You") ? _("{name} (you)", { name: myName }) : _("You");
   $("my-badges").replaceChildren(...[
     moving && S.online ? h("span", { class: "badge moving-badge", text: _("▶ your turn") }) : null,
     moving && !S.online ? h("span", { class: "badge wait", text: _("your turn · not connected") }) : null,

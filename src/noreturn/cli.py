@@ -194,6 +194,7 @@ def history(
     plot: Annotated[Path | None, typer.Option(
         help="PNG of your margin game by game (default: history-NAME.png in the folder)")
     ] = None,
+    lang: LangOption = None,
 ) -> None:
     """Your local games: results by the bots you faced, and a plot over time."""
     from noreturn.table import default_save_dir  # noqa: PLC0415 - fast startup

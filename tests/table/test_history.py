@@ -58,3 +58,13 @@ def test_no_finished_games_says_how_to_get_one(tmp_path: Path) -> None:
     said = " ".join(result.output.split())
     assert "no finished games" in said and "noreturn play" in said
     assert not list(tmp_path.iterdir())
+
+
+def test_the_history_speaks_german_when_asked(tmp_path: Path) -> None:
+    _games(tmp_path)
+    result = CliRunner().invoke(app, ["history", "--dir", str(tmp_path), "--lang", "de",
+                                      "--plot", str(tmp_path / "mine.png")])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "Spiele nach Gegnern" in said and "1 unbeendete Spiele" in said
+    assert "games by opponents" not in said

@@ -18,6 +18,7 @@ from typing import Any
 
 from noreturn.engine import NoReturnError
 from noreturn.records import check_record
+from noreturn.text.lang import _
 
 
 @dataclass(frozen=True)
@@ -122,16 +123,16 @@ def plot_history(history: History, person: str, path: Path) -> Path:
     for name in sorted({g.opponents for g in games}):
         numbers = [i + 1 for i, g in enumerate(games) if g.opponents == name]
         margins = [g.margin for g in games if g.opponents == name]
-        axes.scatter(numbers, margins, label=f"against {name}", s=24)
+        axes.scatter(numbers, margins, label=_("against {name}").format(name=name), s=24)
     window = 10
     running = [sum(g.margin for g in games[max(0, i - window + 1): i + 1])
                / (i + 1 - max(0, i - window + 1)) for i in range(len(games))]
     axes.plot(range(1, len(games) + 1), running, color="black",
-              label=f"mean of the last {window} games")
+              label=_("mean of the last {n} games").format(n=window))
     axes.axhline(0, color="grey", linewidth=0.8)
-    axes.set_xlabel("game")
-    axes.set_ylabel("your score minus the best other (points)")
-    axes.set_title(f"{person}'s games: above the line is a win")
+    axes.set_xlabel(_("game"))
+    axes.set_ylabel(_("your score minus the best other (points)"))
+    axes.set_title(_("{name}'s games: above the line is a win").format(name=person))
     axes.legend(loc="best", fontsize="small")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
@@ -149,33 +150,37 @@ def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
     history = load_history(folder) if folder.is_dir() else History()
     if history.skipped:
         names = ", ".join(p.name for p in history.skipped[:3])
-        more = f" and {len(history.skipped) - 3} more" if len(history.skipped) > 3 else ""
-        console.print(f"{len(history.skipped)} files in {folder} are not game records, "
-                      f"left out: {names}{more}")
+        more = (_(" and {n} more").format(n=len(history.skipped) - 3)
+                if len(history.skipped) > 3 else "")
+        console.print(_("{n} files in {folder} are not game records, left out: {names}").format(
+            n=len(history.skipped), folder=folder, names=names + more))
     people = [person] if person else history.people()
     if not history.games or (person and person not in history.people()):
-        who = f" of {person}" if person else ""
-        console.print(f"no finished games{who} in {folder}: play one with `noreturn play` "
-                      "(or give --dir, the folder your records are in)")
+        none = (_("no finished games of {name} in {folder}") if person
+                else _("no finished games in {folder}")).format(name=person, folder=folder)
+        console.print(none + _(": play one with `noreturn play` (or give --dir, the folder "
+                               "your records are in)"))
         return 1
     for name in people:
-        table = Table(title=f"{name}: games by opponents",
-                      caption="a shared first place counts as won")
-        for column in ("opponents", "games", "won", "mean score", "mean margin"):
-            table.add_column(column, justify="left" if column == "opponents" else "right")
+        table = Table(title=_("{name}: games by opponents").format(name=name),
+                      caption=_("a shared first place counts as won"))
+        for n, column in enumerate((_("opponents"), _("games"), _("won"), _("mean score"),
+                                    _("mean margin"))):
+            table.add_column(column, justify="left" if n == 0 else "right")
         for opponents, games, wins, score, margin in history.by_opponents(name):
             table.add_row(opponents, str(games), f"{wins} ({wins / games:.0%})",
                           f"{score:.1f}", f"{margin:+.1f}")
         console.print(table)
     if history.unfinished:
-        console.print(f"{len(history.unfinished)} unfinished games (newest: "
-                      f"{history.unfinished[-1]})")
+        console.print(_("{n} unfinished games (newest: {path})").format(
+            n=len(history.unfinished), path=history.unfinished[-1]))
     target = plot or folder / f"history-{people[0]}.png"
     try:
-        console.print(f"plot of {people[0]}'s games: {plot_history(history, people[0], target)}")
+        drawn = plot_history(history, people[0], target)
+        console.print(_("plot of {name}'s games: {path}").format(name=people[0], path=drawn))
     except OSError as exc:
-        console.print(f"the plot could not be written to {target}: {exc.strerror or exc}; "
-                      "give --plot a writable file")
+        console.print(_("the plot could not be written to {path}: {error}; give --plot a "
+                        "writable file").format(path=target, error=exc.strerror or exc))
     return 0
 
 

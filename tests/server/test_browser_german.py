@@ -20,6 +20,7 @@ from test_browser import (  # noqa: E402 - after the skip above
     create_in_lobby,
     join_and_start,
     new_page,
+    overflow,
     play_hinted_move,
     server,  # noqa: F401 - a fixture
     wait_for_decision,
@@ -69,4 +70,24 @@ def test_the_language_switch_is_remembered_across_pages(
     assert page.locator("main .tile").count() > 10  # the examples' tiles drawn as tiles
     page.select_option("#lang-select", "en")
     sync_api.expect(page.locator("#r-tiles")).to_have_text("The tiles")
+    assert errors == []
+
+
+def test_german_words_fit_a_phone(server: ServerThread, browser: Any) -> None:  # noqa: F811
+    """German words run longer than English: on a 375 px phone nothing scrolls sideways,
+    in the lobby, at the table, and at the end."""
+    page, errors = new_page(browser, locale="de-DE", viewport={"width": 375, "height": 740},
+                            is_mobile=True, has_touch=True)
+    href = create_in_lobby(page, server.base)
+    assert overflow(page) == 0
+    page.goto(server.base + href)
+    join_and_start(page)
+    seen = 0
+    while wait_for_decision(page):
+        if seen < 3:
+            assert overflow(page) == 0, "the table scrolls sideways"
+            seen += 1
+        play_hinted_move(page)
+    sync_api.expect(page.locator("#end-title")).to_have_text("Spielende")
+    assert overflow(page) == 0
     assert errors == []

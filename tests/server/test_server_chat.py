@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from srvkit import Player, connect, create, pending, start
 
 from noreturn.server import create_app
-from noreturn.server.chat import CHAT_LENGTH, ChatLimiter, clean_chat
+from noreturn.server.chat import CHAT_LENGTH, ChatLimiter, ChatPaces, clean_chat
 from noreturn.server.db import ChatRow
 from noreturn.server.errors import BadRequestError, ConflictError
 
@@ -111,8 +111,9 @@ def test_a_closed_table_takes_no_chat(db_url: str) -> None:
 def test_clean_chat_and_the_pace() -> None:
     assert clean_chat(" a \t b\n c ") == "a b c"
     assert clean_chat("👩\u200d💻 ok") == "👩\u200d💻 ok"  # a joiner inside an emoji is text
-    with pytest.raises(BadRequestError):
-        clean_chat("\u2066x")
+    for hidden in ("\u2066x", "a\u200bb", "a\u200fb", "a\u061cb", "a\ufeffb"):
+        with pytest.raises(BadRequestError, match="plain text"):
+            clean_chat(hidden)  # direction overrides and marks, zero-width spaces
     clock = [0.0]
     pace = ChatLimiter(lambda: clock[0])
     for _ in range(5):
@@ -121,3 +122,19 @@ def test_clean_chat_and_the_pace() -> None:
         pace.admit()
     clock[0] = 2.0
     pace.admit()
+
+
+def test_a_seat_talks_no_faster_over_many_sockets() -> None:
+    """The pace is the seat's: a second (or sixty-fourth) socket of the same seat shares
+    it, while another seat, or the same seat at another table, has its own."""
+    clock = [0.0]
+    paces = ChatPaces(most=3, clock=lambda: clock[0])
+    for _ in range(5):
+        paces.admit("t1", "seat-0-hash", 0)
+    with pytest.raises(ConflictError, match="too many chat messages"):
+        paces.admit("t1", "seat-0-hash", 0)  # as if from another socket of the seat
+    paces.admit("t1", "seat-1-hash", 1)
+    paces.admit("t2", "seat-0-hash", 0)
+    paces.admit("t3", "x", 0)
+    paces.admit("t4", "y", 0)  # the oldest pace is forgotten: memory stays bounded
+    assert len(paces._paces) == 3

@@ -304,3 +304,46 @@ def test_keys_and_their_hashes_are_never_logged_nor_shown(
         assert session.scalar(select(PlayerRow.id)) == hash_token(key)  # only the hash kept
     for text in [*texts, caplog.text]:
         assert key not in text and hash_token(key) not in text
+
+
+def test_a_game_with_a_take_back_is_not_rated(service: TableService) -> None:
+    """Against bots a person may take a turn back, which shuffles the bag afresh after the
+    bots' replies were seen: a result made so could be farmed, so the game is not rated
+    (it still counts in the person's tables)."""
+    cy = new_key()
+    table_id, tokens = lobby(service, "Cy", "bot:easy")
+    service.join(table_id, tokens[0], None, cy)
+    service.start(table_id, tokens[0])
+    rng = Random(3)
+    taken = False
+    for _ in range(5000):
+        public = service.state_message(table_id, None)
+        if public["status"] == "finished":
+            break
+        if service.bot_step(table_id):
+            continue
+        mine = service.state_message(table_id, 0, hash_token(tokens[0]))
+        if not taken and mine.get("can_undo"):
+            service.take_back(table_id, 0, mine["version"])
+            taken = True
+            continue
+        service.act(table_id, 0, rng.choice(mine["legal"]), mine["version"])
+    assert taken and service.state_message(table_id, None)["status"] == "finished"
+    assert not service.players.rate(table_id)
+    assert service.players.rate_pending() == 0  # claimed: never rated later either
+    mine = service.players.history(cy)
+    assert mine["rating"] is None and [t["table"]["id"] for t in mine["tables"]] == [table_id]
+
+
+def test_a_rematch_keeps_the_turn_timer(service: TableService) -> None:
+    made = service.create(CreateTable(seats=[SeatIn(kind="human", name="Ada"),
+                                             SeatIn(kind="human", name="Bo")],
+                                      rules=SMALL, turn_seconds=60, timeout_level="easy"))
+    table_id = made["table"]["id"]
+    tokens = {link["seat"]: link["token"] for link in made["seat_links"]}
+    for token in tokens.values():
+        service.join(table_id, token, None, None)
+    service.start(table_id, tokens[0])
+    finish(service, table_id, tokens)
+    again = service.rematch(table_id, tokens[1])
+    assert again["timer"] == {"seconds": 60, "level": "easy"} == service.get(table_id)["timer"]

@@ -97,6 +97,7 @@ def test_the_browser_language_comes_from_accept_language() -> None:
     assert from_accept_language("fr") == "en"
     assert from_accept_language(None) == "en"
     assert from_accept_language("de;q=nonsense,en") == "en"
+    assert from_accept_language("fr, de;q=0") == "en"  # q=0: not German
     assert from_accept_language("x" * 100_000) == "en"  # a hostile header costs little
 
 

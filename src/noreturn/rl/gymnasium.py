@@ -53,6 +53,7 @@ from noreturn.engine import (
     why_illegal,
 )
 from noreturn.rl import features
+from noreturn.text.lang import speaking
 from noreturn.text.narrate import narrate_game_over, render_table
 
 ENV_ID = "noreturn/NoReturn-v0"
@@ -169,9 +170,10 @@ def resolve_action(state: GameState, action: object) -> Action | Refusal:
 
 def table_text(state: GameState, names: Sequence[str]) -> str:
     """The public table (the spectators' view, never a hand) and whose turn it is."""
-    text = render_table(view(state, None), list(names))
-    if state.is_over():
-        return f"{text}\n{narrate_game_over(names, state.scores())}"
+    with speaking("en"):  # programs read this text: always English
+        text = render_table(view(state, None), list(names))
+        if state.is_over():
+            return f"{text}\n{narrate_game_over(names, state.scores())}"
     return f"{text}\nto move: {names[state.to_move]}"
 
 

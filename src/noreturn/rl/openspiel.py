@@ -87,6 +87,7 @@ from noreturn.rl.openspiel_observer import (
     log_draw,
     seat_name,
 )
+from noreturn.text.lang import speaking
 from noreturn.text.narrate import narrate_event
 
 RULE_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
@@ -371,7 +372,8 @@ class NoReturnState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
         rules = game.rules
         if player == int(pyspiel.PlayerId.CHANCE):
             if self.table.opening:
-                return narrate_event(seat_name(action), observe(start_event(action), None))
+                with speaking("en"):  # programs read these strings: always English
+                    return narrate_event(seat_name(action), observe(start_event(action), None))
             if 0 <= action < features.chance_outcome_count(rules):
                 return str(Draw(tile_of_kind(rules, action)))
             return f"chance outcome {action} (not a tile kind)"

@@ -9,6 +9,7 @@ sends its seat's new state. A sweep finds the games whose runner's process died.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 
 import anyio
@@ -67,7 +68,9 @@ class BotRunner:
         if table_id in self._tasks:
             self._again.add(table_id)
             return
-        self._tasks[table_id] = asyncio.get_running_loop().create_task(self._drive(table_id))
+        # a fresh context: the task must not write in the language of whoever kicked it
+        self._tasks[table_id] = asyncio.get_running_loop().create_task(
+            self._drive(table_id), context=contextvars.Context())
 
     async def _drive(self, table_id: str) -> None:
         try:

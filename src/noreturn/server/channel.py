@@ -20,7 +20,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 from noreturn.server.advice import switch_message
 from noreturn.server.botrunner import BotRunner
 from noreturn.server.broadcast import Broadcaster
-from noreturn.server.chat import ChatLimiter, clean_chat
+from noreturn.server.chat import ChatPaces, clean_chat
 from noreturn.server.db import now
 from noreturn.server.dbfaults import RETRY_AFTER_SECONDS, UnavailableError
 from noreturn.server.errors import (
@@ -78,7 +78,6 @@ class Connection:
         self._last_version = -1
         self.chat_seen = 0
         """The id of the newest chat message sent to this connection."""
-        self.chat_pace = ChatLimiter()
         self.switch_answer: tuple[int, dict[str, Any]] | None = None
         """The last switch advice sent and the version it is for: asked again at that
         version, it is sent again, not weighed again (a client cannot make the server
@@ -145,6 +144,8 @@ class PlayChannel:
         self.bots = bots
         self.limits = limits
         self.guard = guard or SocketGuard()
+        self.chat_paces = ChatPaces()
+        """Each seat's chat pace, however many sockets it holds."""
         self.handlers: dict[str, Handler] = {
             "action": self.on_action, "check": self.on_check, "hint": self.on_hint,
             "switch": self.on_switch, "chat": self.on_chat, "undo": self.on_undo,
@@ -360,7 +361,7 @@ class PlayChannel:
         """``chat``: checked (length, characters, this connection's pace) before any
         database work, stored, then every connection of the table is told."""
         text = clean_chat(message.text)
-        conn.chat_pace.admit()
+        self.chat_paces.admit(conn.table_id, conn.token_hash, conn.seat)
         await run(self.service.post_chat, conn.table_id, conn.seat, conn.token_hash, text)
         await self.hub.publish(conn.table_id)
 

@@ -10,13 +10,14 @@ The text is only ever text: stored as sent (trimmed, runs of whitespace made one
 and shown by the pages as text (``textContent``), never as HTML. What is refused is refused
 before the database is touched: over ``CHAT_LENGTH`` characters, control characters,
 direction overrides (which would make a message read as another's). A connection's pace
-is bounded by ``ChatLimiter`` (channel.py), a table's size by ``CHAT_PER_TABLE``.
+is bounded per seat by ``ChatPaces`` (channel.py), a table's size by ``CHAT_PER_TABLE``.
 """
 
 from __future__ import annotations
 
 import time
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -35,6 +36,7 @@ from noreturn.server.errors import (
 from noreturn.server.games import utc
 from noreturn.server.limits import TokenBucket
 from noreturn.server.store import TableStore
+from noreturn.text.lang import _
 
 CHAT: Table = ChatRow.__table__  # type: ignore[assignment]
 CHAT_LENGTH = 300
@@ -46,7 +48,20 @@ CHAT_PER_TABLE = 2000
 CHAT_RATE = (5, 10.0)
 """A connection may send 5 chat messages in 10 seconds (a token bucket of 5 that refills
 one every 2 s): plenty to talk, too few to flood the others' screens."""
-DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+JOINER = "\u200d"
+"""The zero-width joiner: the one format character a message keeps (it joins emoji)."""
+
+
+def _hidden_control(c: str) -> bool:
+    """A control, surrogate or format character (direction overrides and marks, zero-width
+    spaces): such a character changes how the others' screens show the text."""
+    category = unicodedata.category(c)
+    return category in ("Cc", "Cs") or (category == "Cf" and c != JOINER)
+
+
+def _too_long(length: int) -> str:
+    return _("a chat message has at most {most} characters (yours has {n}): shorten "
+             "it").format(most=CHAT_LENGTH, n=length)
 
 
 def clean_chat(text: str) -> str:
@@ -57,17 +72,15 @@ def clean_chat(text: str) -> str:
             holding control characters or direction overrides.
     """
     if len(text) > 4 * CHAT_LENGTH:  # refused before any other work
-        raise BadRequestError(f"a chat message has at most {CHAT_LENGTH} characters (yours "
-                              f"has {len(text)}): shorten it", "too_long")
+        raise BadRequestError(_too_long(len(text)), "too_long")
     clean = " ".join(text.split())
     if not clean:
-        raise BadRequestError("an empty chat message: write something first")
+        raise BadRequestError(_("an empty chat message: write something first"))
     if len(clean) > CHAT_LENGTH:
-        raise BadRequestError(f"a chat message has at most {CHAT_LENGTH} characters (yours "
-                              f"has {len(clean)}): shorten it", "too_long")
-    if any(c in DIRECTION_CONTROLS or unicodedata.category(c) in ("Cc", "Cs")
-           for c in clean):
-        raise BadRequestError("a chat message is plain text: no control characters, please")
+        raise BadRequestError(_too_long(len(clean)), "too_long")
+    if any(_hidden_control(c) for c in clean):
+        raise BadRequestError(_("a chat message is plain text: no control characters, "
+                                "please"))
     return clean
 
 
@@ -87,9 +100,29 @@ class ChatLimiter:
         moment = self.clock()
         if not self.bucket.take(moment):
             wait = self.bucket.wait(moment)
-            raise ConflictError(f"too many chat messages: at most {CHAT_RATE[0]} in "
-                                f"{CHAT_RATE[1]:g} s; wait {wait:.0f} s, then send it again",
-                                "rate_limited")
+            raise ConflictError(_("too many chat messages: at most {n} in {seconds} s; wait "
+                                  "{wait} s, then send it again").format(
+                n=CHAT_RATE[0], seconds=f"{CHAT_RATE[1]:g}", wait=f"{wait:.0f}"),
+                "rate_limited")
+
+
+class ChatPaces:
+    """Each seat's chat pace, across all its connections in this process: a seat holding
+    many sockets talks no faster than one (the most recently used seats are kept)."""
+
+    def __init__(self, most: int = 4096, clock: Callable[[], float] = time.monotonic) -> None:
+        self.most, self.clock = most, clock
+        self._paces: OrderedDict[tuple[str, str | None, int | None], ChatLimiter] = (
+            OrderedDict())
+
+    def admit(self, table_id: str, token_hash: str | None, seat: int | None) -> None:
+        """Count one message of that seat (``ChatLimiter.admit``)."""
+        key = (table_id, token_hash, seat)
+        pace = self._paces.pop(key, None) or ChatLimiter(self.clock)
+        self._paces[key] = pace
+        while len(self._paces) > self.most:
+            self._paces.popitem(last=False)
+        pace.admit()
 
 
 def chat_entry(row: Any) -> dict[str, Any]:
@@ -116,8 +149,8 @@ class TableChat:
         """
         check_table_id(table_id)
         if seat is None:
-            raise ConflictError("spectators read the chat but cannot write in it: open "
-                                "your seat link to talk", "spectator")
+            raise ConflictError(_("spectators read the chat but cannot write in it: open "
+                                  "your seat link to talk"), "spectator")
         with self.store.as_stored(table_id) as (known, _game):
             check_still_held(known.token_hashes, seat, token_hash)
             if known.status in OVER and known.status != "finished":
@@ -144,5 +177,5 @@ class TableChat:
         return [chat_entry(row) for row in reversed(rows)]
 
 
-__all__ = ["CHAT_HISTORY", "CHAT_LENGTH", "CHAT_PER_TABLE", "CHAT_RATE", "ChatLimiter",
+__all__ = ["CHAT_HISTORY", "CHAT_LENGTH", "CHAT_PER_TABLE", "CHAT_RATE", "ChatLimiter", "ChatPaces",
            "TableChat", "chat_entry", "clean_chat"]

@@ -11,7 +11,9 @@ rating across them (``rate``; who is rated and why: ``ratings.py``), shown on th
 A seat's key is set by a join (or a start) in the lobby and fixed once the game starts:
 a seat link handed on before the start goes with the new holder's key, and nobody can
 claim a game already under way. Rating happens once per finished table, whatever the
-number of processes: one guarded update of its seats claims it (``rate``).
+number of processes: one guarded update of its seats claims it (``rate``). A game with a
+take-back (against bots: ``turns.py``) is not rated: the take-back shuffles the bag afresh
+after the bots' replies were seen, so a result could be farmed.
 """
 
 from __future__ import annotations
@@ -24,13 +26,22 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from noreturn.server.auth import hash_token
-from noreturn.server.db import PlayerRow, PlayerSeatRow, SeatRow, TableRow, now, session_factory
+from noreturn.server.db import (
+    MoveRow,
+    PlayerRow,
+    PlayerSeatRow,
+    SeatRow,
+    TableRow,
+    now,
+    session_factory,
+)
 from noreturn.server.games import public_table
 from noreturn.server.ratings import START, SeatFacts, Skill, entrants, rate_game
 
 PLAYERS: Table = PlayerRow.__table__  # type: ignore[assignment]
 PLAYER_SEATS: Table = PlayerSeatRow.__table__  # type: ignore[assignment]
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
+MOVES: Table = MoveRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 MIN_GAMES = 3
 """Rated games a player needs to appear on the leaderboard by default: one lucky game
@@ -152,14 +163,21 @@ class Players:
             claim = session.connection().execute(update(PLAYER_SEATS).where(
                 PLAYER_SEATS.c.table_id == table_id, PLAYER_SEATS.c.rated.is_(False))
                 .values(rated=True))
-            if claim.rowcount == 0:
-                return False
+            if claim.rowcount == 0 or self._taken_back(session, table_id):
+                return False  # claimed, so a table with take-backs is never rated later
             chosen = entrants(self._facts(session, table_id))
             if not chosen:
                 return False
             new = rate_game(chosen, found.result["ranks"], self._skills(session, chosen))
             self._write(session, table_id, chosen, new)
             return True
+
+    @staticmethod
+    def _taken_back(session: Session, table_id: str) -> bool:
+        """Whether a turn of the game was taken back: such a game is not rated (the
+        bag was shuffled afresh and the bots' hands seen, so a result could be farmed)."""
+        return session.execute(select(MOVES.c.index).where(
+            MOVES.c.table_id == table_id, MOVES.c.kind == "undo").limit(1)).first() is not None
 
     @staticmethod
     def _facts(session: Session, table_id: str) -> list[SeatFacts]:

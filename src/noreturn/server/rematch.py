@@ -74,7 +74,9 @@ class Rematches:
                     "status": "playing" if alone else "lobby", "rules": dict(row.rules),
                     "seed": secrets.token_hex(16), "version": 0, "result": None,
                     "record": None, "creator_hash": row.creator_hash, "bot_due": alone,
-                    "rematch_id": None}
+                    "rematch_id": None, "turn_seconds": row.turn_seconds,
+                    "timeout_level": row.timeout_level}  # the same timer (from the start,
+                # or from the first move when the person plays bots alone: nobody waits)
                 new_seats = [{
                     "table_id": new_id, "seat": s.seat, "name": s.name,
                     "kind": "human" if s.seat in people else "bot",

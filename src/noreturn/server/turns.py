@@ -29,6 +29,7 @@ from noreturn.server.games import Move
 from noreturn.server.play import Acted, playing
 from noreturn.server.rebuild import undo_text
 from noreturn.server.store import TableStore
+from noreturn.text.lang import _
 
 
 @dataclass(frozen=True)
@@ -120,8 +121,8 @@ class Turns:
             problem = game.why_no_take_back(seat)
             target = game.undo_target(seat)
             if problem is not None or target is None:
-                raise ConflictError(f"you cannot take back a turn now: {problem}",
-                                    "cannot_undo")
+                raise ConflictError(_("you cannot take back a turn now: {problem}").format(
+                    problem=problem), "cannot_undo")
             secret = secrets.randbits(63)
             with self.store.changing(table_id):
                 back = self.store.rebuilt(table_id, target)
@@ -132,3 +133,4 @@ class Turns:
 
 
 __all__ = ["TimeoutJob", "Turns"]
+

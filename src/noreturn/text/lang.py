@@ -25,7 +25,7 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 """Where the compiled catalogs lie: ``<lang>/LC_MESSAGES/<domain>.mo``."""
 
 DOMAIN = "noreturn"
-"""The catalog of the Python code; the browser's words are the ``browser`` catalog."""
+"""The one catalog: the Python code's words and the browser pages' (``/api/i18n``)."""
 
 LANGUAGES: Mapping[str, str] = {"en": "English", "de": "Deutsch"}
 """The languages on offer, each with its own name (what a language switch shows)."""
@@ -80,6 +80,8 @@ def from_accept_language(header: str | None) -> str:
                 q = float(params.strip()[2:])
             except ValueError:
                 continue
+        if q <= 0:
+            continue  # q=0: "not this one"
         q -= position * 1e-6  # equal weights: the earlier one wins
         if q > best_q:
             best, best_q = code, q

@@ -89,7 +89,8 @@ END_LESSON = Lesson(
     "end", N_("That is the game"),
     N_("Score = your score pile minus the tiles left in your rows. Three tips for the next "
        "game:\n  - start rows high and go down in small steps;\n  - declare a little early "
-       "rather than late: a tile left in a row costs twice its value;\n  - pay with the "
+       "rather than late: a tile left in a row counts against you instead of for you, a "
+       "swing of twice its value;\n  - pay with the "
        "colour you hold most of, and let the rest of that colour go with it: the refill "
        "brings fresh tiles at no cost of a turn.\n\nnoreturn play starts a game against "
        "the medium bot; noreturn play --bots hard when you win those."),

@@ -208,10 +208,10 @@ function renderMine() {
     h("div", { class: "table-line" }, h("code", { text: m.id }),
       status.has(m.id) ? h("span", { class: `badge st-${status.get(m.id)}`, text: statusText(status.get(m.id)) }) : null),
     h("details", {}, h("summary", { text: _("Seat links") }),
-      h("ul", { class: "links" }, ...m.links.map((l) => linkLine(`Seat ${l.seat + 1} · ${l.name}`, l.link, false)),
+      h("ul", { class: "links" }, ...m.links.map((l) => linkLine(_("Seat {n} · {name}", { n: l.seat + 1, name: l.name }), l.link, false)),
         linkLine(_("Spectators"), m.spectator_link, false))),
     h("div", { class: "inline wrap" },
-      ...(OVER.has(status.get(m.id)) ? [] : m.links.map((l) => h("a", { class: "button primary", href: l.link }, `Play as ${l.name}`))),
+      ...(OVER.has(status.get(m.id)) ? [] : m.links.map((l) => h("a", { class: "button primary", href: l.link }, _("Play as {name}", { name: l.name })))),
       h("button", { type: "button", onclick: () => { forgetTable(m.id); renderMine(); } }, _("Forget"))))));
 }
 

@@ -51,8 +51,10 @@ function gameItem(entry, tokens) {
   if (token && !OVER.has(table.status)) {
     actions.push(h("a", { class: "button primary", href: `/play/${id}#token=${enc(token)}` }, _("Play")));
   }
-  actions.push(h("a", { class: "button", href: token ? `/play/${id}#token=${enc(token)}` : `/watch/${id}` },
-    OVER.has(table.status) ? _("Final table") : _("Watch")));
+  if (OVER.has(table.status) || !token) {  // an open seat's Play above leads there already
+    actions.push(h("a", { class: "button", href: token ? `/play/${id}#token=${enc(token)}` : `/watch/${id}` },
+      OVER.has(table.status) ? _("Final table") : _("Watch")));
+  }
   if (table.status === "finished") actions.push(h("a", { class: "button", href: `/replay/${id}` }, _("Replay")));
   if (table.rematch) {
     const next = enc(table.rematch);

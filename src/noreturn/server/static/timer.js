@@ -5,7 +5,7 @@
 // the server's clock (the welcome's `now`), so a computer whose clock is off still shows
 // the right time left.
 
-import { _ } from "./i18n.js";
+import { _, ngettext } from "./i18n.js";
 
 let offset = 0; // the server's clock minus this computer's, in ms
 let shown = null; // {el, timer, seat, names}
@@ -31,7 +31,8 @@ export function formatTurn(seconds) {
   if (seconds < 60) return _("{n} s", { n: seconds });
   if (seconds < 3600) return _("{n} min", { n: Math.round(seconds / 60) });
   if (seconds < 3 * 86400 && seconds % 86400) return _("{n} h", { n: Math.round(seconds / 3600) });
-  return _("{n} days", { n: Math.round(seconds / 86400) });
+  const days = Math.round(seconds / 86400);
+  return ngettext("{n} day", "{n} days", days);
 }
 
 function render() {

@@ -110,7 +110,7 @@ const END = {
     _("Score = your score pile minus the tiles left in your rows. Three tips for the next game:"),
     [
       _("start rows high and go down in small steps;"),
-      _("declare a little early rather than late: a tile left in a row costs twice its value;"),
+      _("declare a little early rather than late: a tile left in a row counts against you instead of for you, a swing of twice its value;"),
       _("pay with the colour you hold most of, and let the rest of that colour go with it: the refill brings fresh tiles at no cost of a turn."),
     ],
     _("Next: create a table in the lobby against the medium bot, and against the hard one once you beat it."),

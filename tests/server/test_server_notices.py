@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from noreturn.bots import base
 from noreturn.bots.base import Budget
 from noreturn.engine import Action, View
-from noreturn.server.broadcast import LocalBroadcaster
+from noreturn.server.broadcast import CHAT, LocalBroadcaster
 from noreturn.server.db import MoveRow, make_engine, migrate
 from noreturn.server.schemas import CreateTable, SeatIn
 from noreturn.server.service import (
@@ -324,3 +324,20 @@ def test_two_writers_waiting_on_each_other_is_a_lost_race_not_a_server_error() -
         with pytest.raises(StaleError if lost else OperationalError), \
                 games._forgotten_on_failure("t"):
             raise error
+
+
+def test_chat_notices_coalesce_apart_from_moves() -> None:
+    """A chat line wakes a connection to read the chat only; a chat line and a move
+    together, or any change of no version, make it read everything (the chat too)."""
+    async def waits(*batches: Sequence[int | None]) -> list[int | None]:
+        hub = LocalBroadcaster()
+        got: list[int | None] = []
+        async with hub.subscribe("t") as sub:
+            for batch in batches:
+                for version in batch:
+                    await hub.publish("t", version)
+                got.append(await sub.wait())
+        return got
+
+    assert asyncio.run(waits([CHAT], [CHAT, CHAT], [4, 7], [CHAT, 5], [5, CHAT], [None, CHAT],
+                             [CHAT, None])) == [CHAT, CHAT, 7, None, None, None, None]

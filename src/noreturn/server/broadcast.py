@@ -22,13 +22,18 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from typing import Any, Protocol
 
+CHAT = -1
+"""The "version" of a notice that only the table's chat changed: a connection then reads
+the new chat lines, not the game (a chat line costs one small query per connection)."""
+
 
 class Subscription(Protocol):
     """Notices for one table, for one connection."""
 
     async def wait(self) -> int | None:
         """Return once the table changed since the last wait (changes coalesce): the
-        highest version the coalesced notices carried, None if any carried none."""
+        highest version the coalesced notices carried, ``CHAT`` if they were all chat
+        notices, None if any carried none (or chat and a move came together)."""
         ...
 
 
@@ -53,10 +58,13 @@ class _QueueSubscription:
         self.queue: asyncio.Queue[None] = asyncio.Queue(maxsize=1)
         self._version: int | None = None
         self._full = False
+        self._chat = False
 
     def notify(self, version: int | None = None) -> None:
         if version is None:
             self._full = True
+        elif version == CHAT:
+            self._chat = True
         elif self._version is None or version > self._version:
             self._version = version
         if self.queue.empty():
@@ -64,8 +72,11 @@ class _QueueSubscription:
 
     async def wait(self) -> int | None:
         await self.queue.get()
-        version = None if self._full else self._version
-        self._version, self._full = None, False
+        if self._full or (self._chat and self._version is not None):
+            version = None  # read it all (a full read sends the chat too)
+        else:
+            version = CHAT if self._chat else self._version
+        self._version, self._full, self._chat = None, False, False
         return version
 
 
@@ -360,7 +371,7 @@ class RedisBroadcaster:
             sender, _sep, moved = (_text(message.get("data")) or "").partition(":")
             if channel.startswith(table_prefix) and sender != self.id:
                 good = moved.isascii() and moved.isdigit() and len(moved) < 19
-                version = int(moved) if good else None
+                version = int(moved) if good else CHAT if moved == str(CHAT) else None
                 for sub in list(self._subscribers.get(channel[len(table_prefix):], ())):
                     sub.notify(version)
 

@@ -19,7 +19,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 
 from noreturn.server.advice import switch_message
 from noreturn.server.botrunner import BotRunner
-from noreturn.server.broadcast import Broadcaster
+from noreturn.server.broadcast import CHAT, Broadcaster
 from noreturn.server.chat import ChatPaces, clean_chat
 from noreturn.server.db import now
 from noreturn.server.dbfaults import RETRY_AFTER_SECONDS, UnavailableError
@@ -263,6 +263,9 @@ class PlayChannel:
         told = False
         while True:
             try:
+                if moved_to == CHAT:  # only the chat changed: its new lines, not the game
+                    await self.push_chat(conn)
+                    return True
                 pushed = await conn.push_state(self.service, moved_to)
                 if pushed and moved_to is None:  # not a move: perhaps a chat message
                     await self.push_chat(conn)
@@ -363,7 +366,7 @@ class PlayChannel:
         text = clean_chat(message.text)
         self.chat_paces.admit(conn.table_id, conn.token_hash, conn.seat)
         await run(self.service.post_chat, conn.table_id, conn.seat, conn.token_hash, text)
-        await self.hub.publish(conn.table_id)
+        await self.hub.publish(conn.table_id, CHAT)
 
     async def push_chat(self, conn: Connection) -> None:
         """Send the chat messages this connection has not had yet (a ``chat`` message)."""

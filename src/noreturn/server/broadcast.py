@@ -174,7 +174,8 @@ class RedisBroadcaster:
 
     A notice's payload is the publishing process's id (local subscribers are woken at once
     by ``publish`` itself, and their own notice coming back from Redis is skipped), then,
-    for a move, ``:`` and the version it made (public: every seat sees the version).
+    for a move, ``:`` and the version it made (public: every seat sees the version), or
+    ``:-1`` (``CHAT``) for a chat line.
 
     When Redis drops, the reader reconnects with backoff, subscribes again to every table
     that has local subscribers, and then wakes all of them (notices may have been missed

@@ -275,7 +275,9 @@ def test_many_take_backs_rebuild_once_each_and_the_same(db_url: str) -> None:
         if state["status"] == "finished":
             break
         mine = one.state_message(table_id, 0, digest)
-        if mine["can_undo"] and rng.random() < 0.5:
+        # taken back more often than not: each take-back reshuffles the bag from a fresh
+        # secret, so the game's length varies, and at one half a short game ended with 8
+        if mine["can_undo"] and rng.random() < 0.7:
             one.take_back(table_id, 0, mine["version"])
             undos += 1
             continue

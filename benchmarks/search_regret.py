@@ -29,14 +29,13 @@ import time
 from pathlib import Path
 from random import Random
 
-from noreturn.bots import Deck, inference, make_bot, plan, search
+from noreturn.bots import Deck, make_bot, plan, search
 from noreturn.bots.search import candidates, outcome
 from noreturn.engine import (
     PLAY,
     Action,
     GameState,
     Rules,
-    View,
     legal_actions,
     playout,
     sample_world,
@@ -45,27 +44,22 @@ from noreturn.engine import (
 )
 
 
-def positions(players: int, count: int, seed: int) -> list[tuple[GameState, View | None]]:
+def positions(players: int, count: int, seed: int) -> list[GameState]:
     """``count`` positions from plan self-play: a few decisions of each game, spread over
-    its whole length (phase 1, the switch and phase 2); each with the view its seat had
-    at its turn before (a search reads the others' moves since: ``inference.py``)."""
+    its whole length (phase 1, the switch and phase 2)."""
     rules = Rules(players=players)
-    found: list[tuple[GameState, View | None]] = []
+    found: list[GameState] = []
     game = 0
     while len(found) < count:
         deck = Deck(rules, f"regret:{seed}:{game}")
         pick = Random(f"pick:{seed}:{game}")
         state = GameState(rules, deck.start_player)
-        before: dict[int, View] = {}
         while not state.is_over() and len(found) < count:
             if state.is_chance():
                 state.play(deck.next_draw(state))
                 continue
-            seat = state.to_move
             if state.stage == PLAY and pick.random() < 0.1:
-                found.append((state.clone(), before.get(seat)))
-            if seat not in before or before[seat].turns != state.turns:
-                before[seat] = view(state, seat)
+                found.append(state.clone())
             state.play(to_action(plan.choose(state)))
         game += 1
     return found
@@ -100,8 +94,7 @@ def main(argv: list[str] | None = None) -> int:
                                     f"{args.playouts}.json")
     cache: dict[str, list[float]] = (json.loads(cache_path.read_text())
                                      if cache_path.exists() else {})
-    found = positions(args.players, args.positions, args.seed)
-    states = [state for state, _ in found]
+    states = positions(args.players, args.positions, args.seed)
 
     def value(index: int, action: Action) -> list[float]:
         name = f"{index}:{action!r}"
@@ -128,10 +121,6 @@ def main(argv: list[str] | None = None) -> int:
         begin = time.process_time()
         for index, state in enumerate(states):
             seat = state.to_move
-            if isinstance(bot, search.SearchBot):
-                bot.tracker = inference.Tracker()
-                if found[index][1] is not None:
-                    bot.observe(found[index][1])
             if cheat:  # the true hands (the bag's order stays unknown): what hiding costs
                 search.sample_world = lambda _view, _rng, s=state: s.clone()
             action = bot.act(view(state, seat), legal_actions(state), Random(f"bot:{index}"))

@@ -247,11 +247,6 @@ def _chain(tiles: list[int], last: int | None, p: Params) -> tuple[float, list[i
     return worth, chain
 
 
-chain = _chain
-"""The chain the plan would place from ``tiles`` on a row ending at ``last``, with its worth:
-public for the search's inference about what the other seats hold (``inference.py``)."""
-
-
 def best_place(state: GameState, p: Params, left: float | None = None) -> tuple[
         float, tuple[int, ...]]:
     """The chain most worth placing now, with its worth (<= 0: none is); ``left`` is
@@ -391,5 +386,5 @@ def needed_and_left(state: GameState) -> tuple[int, float]:
     return scoring_turns(state.rows[seat], power, p.typical), turns_left(state, p)
 
 
-__all__ = ["PARAMS", "Params", "chain", "choose", "decide", "lead", "needed_and_left", "params_for",
+__all__ = ["PARAMS", "Params", "choose", "decide", "lead", "needed_and_left", "params_for",
            "scoring_turns", "turns_left"]

@@ -41,7 +41,7 @@ import time
 from collections.abc import Sequence
 from random import Random
 
-from noreturn.bots import inference, plan
+from noreturn.bots import plan
 from noreturn.bots.base import BotError, Budget, parse_options, register
 from noreturn.engine import (
     TILE_COLOUR,
@@ -161,10 +161,8 @@ class SearchBot:
 
     def __init__(self, seconds: float = 1.0, iterations: int | None = None,
                  win_weight: float = 0.5, trust: float = TRUST,
-                 margin_scale: float = MARGIN_SCALE, infer: bool = True) -> None:
+                 margin_scale: float = MARGIN_SCALE) -> None:
         self.trust = trust
-        self.infer = infer
-        self.tracker = inference.Tracker()
         self.seconds = seconds
         self.iterations = iterations
         self.win_weight = win_weight
@@ -173,7 +171,6 @@ class SearchBot:
 
     def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
         """The candidate with the best mean value over the sampled worlds."""
-        moves = self.tracker.update(view) if self.infer else []
         if len(legal) == 1:
             return legal[0]
         seat = view.seat or 0
@@ -181,16 +178,9 @@ class SearchBot:
         options = candidates(first, legal)
         if len(options) == 1:
             return options[0]
-        return options[self._halving(view, seat, options, moves, rng)]
+        return options[self._halving(view, seat, options, rng)]
 
-    def observe(self, view: View) -> None:
-        """Note a view of this seat without deciding (what ``act`` notes first): the
-        others' moves are read from the difference between this seat's views."""
-        if self.infer:
-            self.tracker.update(view)
-
-    def _halving(self, view: View, seat: int, options: list[Action],
-                 moves: list[inference.Move], rng: Random) -> int:
+    def _halving(self, view: View, seat: int, options: list[Action], rng: Random) -> int:
         """The index of the winner of sequential halving among ``options`` (the plan's own
         choice first): the plan's choice unless the winner beats it clearly."""
         alive = list(range(len(options)))
@@ -206,7 +196,7 @@ class SearchBot:
             deadline = (began[0] + share, began[1] + WALL_CAP * share)
             fresh = {index: [] for index in alive}
             while self._more(worlds, rounds, deadline):
-                world = inference.sample(view, moves, rng)
+                world = sample_world(view, rng)
                 seed = rng.random()
                 for index in alive:
                     state = world.clone()
@@ -240,12 +230,11 @@ class SearchBot:
                     "search:iterations=N (worlds per move)")
 def _search(options: str) -> SearchBot:
     values = parse_options(options, {"time": float, "iterations": int, "win": float,
-                                     "trust": float, "scale": float, "infer": int})
+                                     "trust": float, "scale": float})
     scale = float(values.get("scale", MARGIN_SCALE))
     if not scale > 0:
         raise BotError(f"bot option scale={scale:g}: the margin scale must be above 0")
     return SearchBot(seconds=float(values.get("time", 1.0)),
                      trust=float(values.get("trust", TRUST)),
                      iterations=int(values["iterations"]) if "iterations" in values else None,
-                     win_weight=float(values.get("win", 0.5)), margin_scale=scale,
-                     infer=bool(values.get("infer", 1)))
+                     win_weight=float(values.get("win", 0.5)), margin_scale=scale)

@@ -1,0 +1,150 @@
+"""How much a search bot's decisions gain over the plan's, judged by an oracle.
+
+    python benchmarks/search_regret.py --players 3 --positions 120 --bots search:time=0.3,...
+
+A tournament measures a bot by whole games, whose luck drowns a change in a few of its
+decisions: a hundred games cannot tell 47% from 50%. This measures the decisions instead.
+Positions come from the plan playing itself (``--seed``); at each, an oracle that sees
+the true hands plays every candidate move (``search.candidates``) ``--playouts`` times to
+the end with the plan for every seat, on the same draws for every move (common random
+numbers), and scores each move by the share of first place it wins (what a tournament
+counts) and by its margin over the best other seat. A bot is then asked for its move from
+the seat's view alone, and gains what the oracle says its move is worth more than the
+plan's. The mean gain over the positions, with its standard error, compares ways of
+searching (budgets, candidates, values) on the same positions; the oracle's values are
+cached (``--cache``), since they cost most of the time.
+
+The oracle knows the hands but not the bag's order; the rivals are the plan, as in a
+tournament against medium. So this judges a search against medium, not against people.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+from random import Random
+
+from noreturn.bots import Deck, make_bot, plan, search
+from noreturn.bots.search import candidates, outcome
+from noreturn.engine import (
+    PLAY,
+    Action,
+    GameState,
+    Rules,
+    legal_actions,
+    playout,
+    sample_world,
+    to_action,
+    view,
+)
+
+
+def positions(players: int, count: int, seed: int) -> list[GameState]:
+    """``count`` positions from plan self-play: a few decisions of each game, spread over
+    its whole length (phase 1, the switch and phase 2)."""
+    rules = Rules(players=players)
+    found: list[GameState] = []
+    game = 0
+    while len(found) < count:
+        deck = Deck(rules, f"regret:{seed}:{game}")
+        pick = Random(f"pick:{seed}:{game}")
+        state = GameState(rules, deck.start_player)
+        while not state.is_over() and len(found) < count:
+            if state.is_chance():
+                state.play(deck.next_draw(state))
+                continue
+            if state.stage == PLAY and pick.random() < 0.1:
+                found.append(state.clone())
+            state.play(to_action(plan.choose(state)))
+        game += 1
+    return found
+
+
+def oracle(state: GameState, action: Action, key: str, playouts: int) -> tuple[float, float]:
+    """The mean win share and margin of ``action`` at the true ``state``, over ``playouts``
+    games finished by the plan (draws seeded by ``key``: the same for every action)."""
+    seat = state.to_move
+    wins = margins = 0.0
+    for k in range(playouts):
+        world = state.clone()
+        world.apply(action)
+        playout(world, Random(f"{key}:{k}"), plan.choose)
+        margin, win = outcome(world, seat)
+        wins += win
+        margins += margin
+    return wins / playouts, margins / playouts
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Judge each bot's decisions at the same positions; print its gain over the plan."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--positions", type=int, default=120)
+    parser.add_argument("--playouts", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bots", default="search:time=0.3")
+    parser.add_argument("--cache", type=Path, default=None)
+    args = parser.parse_args(argv)
+    cache_path = args.cache or Path(f"/tmp/regret-{args.players}-{args.seed}-"
+                                    f"{args.playouts}.json")
+    cache: dict[str, list[float]] = (json.loads(cache_path.read_text())
+                                     if cache_path.exists() else {})
+    states = positions(args.players, args.positions, args.seed)
+
+    def value(index: int, action: Action) -> list[float]:
+        name = f"{index}:{action!r}"
+        if name not in cache:
+            cache[name] = list(oracle(states[index], action, f"oracle:{args.seed}:{index}",
+                                      args.playouts))
+        return cache[name]
+
+    plans = [to_action(plan.choose(s)) for s in states]
+    begin = time.process_time()
+    best_gain = []
+    for index, state in enumerate(states):
+        values = {a: value(index, a)[0] for a in candidates(state, legal_actions(state))}
+        best_gain.append(max(values.values()) - values[plans[index]])
+    cache_path.write_text(json.dumps(cache))
+    print(f"{len(states)} positions, oracle {time.process_time() - begin:.0f} s; the best "
+          f"candidate gains {statistics.fmean(best_gain):+.4f} win share a decision over "
+          f"the plan's", flush=True)
+    first: list[float] = []
+    for spec in filter(None, args.bots.split(";")):
+        cheat = spec.startswith("cheat+")
+        bot = make_bot(spec.removeprefix("cheat+"))
+        gains, margins, differ = [], [], 0
+        begin = time.process_time()
+        for index, state in enumerate(states):
+            seat = state.to_move
+            if cheat:  # the true hands (the bag's order stays unknown): what hiding costs
+                search.sample_world = lambda _view, _rng, s=state: s.clone()
+            action = bot.act(view(state, seat), legal_actions(state), Random(f"bot:{index}"))
+            chosen, base = value(index, action), value(index, plans[index])
+            gains.append(chosen[0] - base[0])
+            margins.append(chosen[1] - base[1])
+            differ += action != plans[index]
+        search.sample_world = sample_world
+        cache_path.write_text(json.dumps(cache))
+        n = len(gains)
+        print(f"{spec}: gain {statistics.fmean(gains):+.4f} win share a decision "
+              f"(SE {statistics.stdev(gains) / math.sqrt(n):.4f}), margin "
+              f"{statistics.fmean(margins):+.2f} "
+              f"(SE {statistics.stdev(margins) / math.sqrt(n):.2f}),"
+              f" differs from the plan {differ}/{n}, {time.process_time() - begin:.0f} s",
+              flush=True)
+        if first:  # against the first bot listed, on the same positions
+            paired = [a - b for a, b in zip(gains, first, strict=True)]
+            print(f"  against the first: {statistics.fmean(paired):+.4f} "
+                  f"(SE {statistics.stdev(paired) / math.sqrt(n):.4f})", flush=True)
+        else:
+            first = gains
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -302,17 +302,3 @@ def test_the_search_leaves_the_plan_only_for_a_clear_gain() -> None:
     assert clearly_better([v + 0.1 for v in base], base, 1.0)  # the same gain every world
     assert not clearly_better([0.9, 0.0, 1.0, 0.1], base, 1.0)  # noisy, no clear gain
     assert not clearly_better([0.9], [0.1], 0.0)  # one world says nothing
-
-
-@pytest.mark.parametrize(("players", "weight"), [(2, 0.5), (3, 0.8), (4, 0.8)])
-def test_the_win_weighs_more_with_more_players_unless_a_spec_says(players: int,
-                                                                    weight: float) -> None:
-    """``WIN_WEIGHT``: with three and four players the win counts more against the margin
-    (a margin over the best other seat says less about first place); ``win=`` overrides."""
-    state = _positions(Rules(players=players), range(1))[12]
-    seen, legal = view(state, state.to_move), legal_actions(state)
-    for spec, expected in (("search:iterations=4", weight), ("search:iterations=4,win=0.3", 0.3)):
-        bot = make_bot(spec)
-        assert isinstance(bot, SearchBot)
-        bot.act(seen, legal, Random(1))
-        assert bot.win == expected

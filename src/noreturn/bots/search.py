@@ -21,16 +21,13 @@ second's worlds are few: a search that followed every lucky sample was no strong
 the plan it plays out (25.5% a seat against medium's 27.0% with four players).
 
 The value of a playout is a win (1, shared 1/k) blended with the margin over the best other
-seat, so the search prefers a big win to a narrow one and a narrow loss to a big one. With
-three and four players the win weighs more (``WIN_WEIGHT``): a margin over the best other
-seat is a poor guide to first place when two others can each take it.
+seat, so the search prefers a big win to a narrow one and a narrow loss to a big one.
 
 Options: ``search:time=1.0`` (seconds of CPU per decision, the default, at most three
 times that on the wall clock: ``WALL_CAP``) or
 ``search:iterations=N`` (sampled worlds per decision: the same seed gives the same move),
-``win=W`` (weight of the win against the margin; by table size: ``WIN_WEIGHT``),
-``trust=1.0`` (standard errors a move must beat the plan's choice by; 0: the plain
-winner), ``scale=60`` (points of margin that
+``win=0.5`` (weight of the win against the margin), ``trust=1.0`` (standard errors a move
+must beat the plan's choice by; 0: the plain winner), ``scale=60`` (points of margin that
 count as half a win; beyond half of it either way the margin is clipped). The clip makes
 a bot far ahead play to win rather than to win big; ``search:win=0,scale=1000,trust=0``
 plays for the expected margin alone, the very value ``noreturn review`` measures moves by.
@@ -74,14 +71,6 @@ WALL_CAP = 3.0
 busy machine does not make the bot weaker: a tournament run beside other work measures
 the bot that is shipped. The wall clock caps it at this many times the budget, so that a
 crowded server still answers."""
-
-WIN_WEIGHT = {2: 0.5, 3: 0.8, 4: 0.8}
-"""The win's weight against the margin, by table size. With three players, judged by an
-oracle that sees the true hands (``benchmarks/search_regret.py``, 450 positions of plan
-self-play, ``search:time=0.3``), a search valuing the win alone gained 0.0020 win share a
-decision more than at 0.5 (standard error 0.0010), and 0.8 as much (0.0006 more than 1.0,
-SE 0.0007) with a margin kept near 0.5's, while the margin alone lost 0.0032 (SE 0.0018).
-With two players hard beat medium at 0.5 and it stays."""
 
 MARGIN_SCALE = 60.0
 """Points of margin that count as much as half a win (clipped beyond)."""
@@ -171,15 +160,13 @@ class SearchBot:
         return Budget(seconds=self.seconds)
 
     def __init__(self, seconds: float = 1.0, iterations: int | None = None,
-                 win_weight: float | None = None, trust: float = TRUST,
+                 win_weight: float = 0.5, trust: float = TRUST,
                  margin_scale: float = MARGIN_SCALE) -> None:
         self.trust = trust
         self.seconds = seconds
         self.iterations = iterations
         self.win_weight = win_weight
         self.margin_scale = margin_scale
-        self.win = 0.5
-        """The win weight of the decision under way (``win_weight``, else ``WIN_WEIGHT``)."""
         self.last_playouts = 0
 
     def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
@@ -187,8 +174,6 @@ class SearchBot:
         if len(legal) == 1:
             return legal[0]
         seat = view.seat or 0
-        self.win = (self.win_weight if self.win_weight is not None
-                    else WIN_WEIGHT[min(max(view.rules.players, 2), 4)])
         first = sample_world(view, rng)
         options = candidates(first, legal)
         if len(options) == 1:
@@ -217,7 +202,7 @@ class SearchBot:
                     state = world.clone()
                     state.apply(options[index])
                     playout(state, Random(seed), plan.choose)
-                    value = reward(state, seat, self.win, self.margin_scale)
+                    value = reward(state, seat, self.win_weight, self.margin_scale)
                     totals[index] += value
                     counts[index] += 1
                     fresh[index].append(value)
@@ -252,5 +237,4 @@ def _search(options: str) -> SearchBot:
     return SearchBot(seconds=float(values.get("time", 1.0)),
                      trust=float(values.get("trust", TRUST)),
                      iterations=int(values["iterations"]) if "iterations" in values else None,
-                     win_weight=float(values["win"]) if "win" in values else None,
-                     margin_scale=scale)
+                     win_weight=float(values.get("win", 0.5)), margin_scale=scale)

@@ -125,6 +125,18 @@ def playing(held: Held, seat: int | None) -> OnlineTable:
     return game
 
 
+def check_version(game: LocalTable, version: int) -> None:
+    """Refuse a request made on a state that is no longer the game's (an action, a
+    take-back): the client looks at the new state first.
+
+    Raises:
+        ConflictError: ``stale``.
+    """
+    if version != game.version:
+        raise ConflictError(f"the game has moved on (it is at version {game.version}, you "
+                            f"sent {version}): look at the new state and try again", "stale")
+
+
 def check_turn(game: LocalTable, seat: int) -> None:
     """Refuse a seat's move off its turn, or once a bot plays its seat.
 
@@ -212,10 +224,7 @@ class Play:
             known, held = self.store.to_act_on(table_id, version)
             game = playing((known, held), seat)
             assert seat is not None
-            if version != game.version:
-                raise ConflictError(f"the game has moved on (it is at version {game.version}, you "
-                                    f"sent {version}): look at the new state and try again",
-                                    "stale")
+            check_version(game, version)
             check_turn(game, seat)
             try:
                 action = parse_action(text)

@@ -26,7 +26,7 @@ from noreturn.engine import Action, NoReturnError, legal_actions
 from noreturn.server.botturns import FAST_RUN, run_fast_bots
 from noreturn.server.errors import ConflictError, check_table_id
 from noreturn.server.games import Move
-from noreturn.server.play import Acted, playing
+from noreturn.server.play import Acted, check_version, playing
 from noreturn.server.rebuild import undo_text
 from noreturn.server.store import TableStore
 from noreturn.text.lang import _
@@ -114,10 +114,7 @@ class Turns:
             known, held = self.store.to_act_on(table_id, version)
             game = playing((known, held), seat)
             assert seat is not None
-            if version != game.version:
-                raise ConflictError(f"the game has moved on (it is at version {game.version}, "
-                                    f"you sent {version}): look at the new state and try "
-                                    "again", "stale")
+            check_version(game, version)
             problem = game.why_no_take_back(seat)
             target = game.undo_target(seat)
             if problem is not None or target is None:

@@ -179,7 +179,7 @@ class PlainGame:
 
     def _confirm(self) -> bool:
         answer = self.read(_("declare phase 2? You can never place again. [y/N] "))
-        return answer.strip().lower() in ("y", "yes", _("y"), _("yes"))
+        return said_yes(answer)
 
     def _list(self, word: str) -> str:
         actions = self.table.legal_actions()
@@ -220,6 +220,11 @@ def run_plain(players: int = 2, name: str = "Ada", seed: int | None = None,
     return play_plain(table, stdin, write)
 
 
+def said_yes(answer: str) -> bool:
+    """Whether a y/N question was answered yes (in English or the reader's language)."""
+    return answer.strip().lower() in ("y", "yes", _("y"), _("yes"))
+
+
 def line_reader(stdin: TextIO | None, write: Callable[[str], None]) -> Callable[[str], str]:
     """``read(prompt)``: a line from ``stdin`` (the prompt written first; ``QuitError`` at
     its end), or from the terminal."""
@@ -257,7 +262,7 @@ def wants_again(table: LocalTable, stdin: TextIO | None = None,
         answer = line_reader(stdin, write)(_("play again with the same players? [y/N] "))
     except (QuitError, EOFError, KeyboardInterrupt):
         return False
-    return answer.strip().lower() in ("y", "yes", _("y"), _("yes"))
+    return said_yes(answer)
 
 
 def save_report(table: LocalTable) -> str:

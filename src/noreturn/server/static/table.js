@@ -13,7 +13,7 @@ import {
 import {
   actionText, canonicalAction, colourName, h, handOrder, richText, tileEl, tilesCount, tilesIn, valueSum,
 } from "./tiles.js";
-import { addChat, chatAccess, chatRefused, setupChat } from "./chat.js";
+import { addChat, chatAccess, chatRefused, refusesChat, setupChat } from "./chat.js";
 import { _, lang, ngettext } from "./i18n.js";
 import { setBaseTitle, setupTurnAlerts, turnAlert } from "./notify.js";
 import { setServerClock, showTimer } from "./timer.js";
@@ -201,7 +201,7 @@ function onMessage(msg) {
       S.hintPending = false;
       S.switchPending = false;
       showError(msg.message || _("The server refused that."), msg.code);
-      chatRefused();
+      if (refusesChat(msg.code)) chatRefused(); // not on a refused move: the chat goes on
       if (msg.code === "bad_token") fatal = true;
       renderActions();
       break;

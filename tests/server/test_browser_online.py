@@ -1,7 +1,8 @@
 """Issue 18, "Online together", in a real Chromium: the tab says "your turn" (title, icon,
 the opt-in tone and notification), a short turn timer runs out and a bot plays the turn,
-the chat shows HTML as text, a player alone with bots takes back a turn, and a phone
-(375 px) at a table of three has all of it without sideways scrolling.
+the chat shows HTML as text (and only its refusals keep a sent text in the box), a player
+alone with bots takes back a turn, and a phone (375 px) at a table of three has all of it
+without sideways scrolling.
 
 Reuses the fixtures of ``test_browser.py`` (a real server in a thread, Debian's Chromium);
 the timer's server also offers a 2-second timer (``create_app(turn_times=...)``), so a
@@ -10,6 +11,7 @@ turn runs out in a test without waiting minutes.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -248,6 +250,43 @@ def test_undo_against_bots_takes_back_the_last_turn(
         mover.wait_for_function("v => document.body.dataset.version !== v", arg=version)
         assert page.locator("#undo").is_hidden() and other.locator("#undo").is_hidden()
     assert errors == [] and other_errors == []
+
+
+def test_only_a_chat_refusal_keeps_the_sent_text_in_the_box(
+        server: ServerThread, browser: Any) -> None:  # noqa: F811
+    """An error that answers another message (here a made-up ``stale``, slipped in just
+    before the chat message reaches the server) does not stop the box from emptying when
+    the message arrives; a refusal of the chat (a made-up ``too_long``) keeps the text."""
+    base = server.base
+    page, errors = new_page(browser)
+    slipped = iter(["stale", "too_long"])
+
+    def between(ws: Any) -> None:
+        to_server = ws.connect_to_server()
+
+        def sent(message: str | bytes) -> None:
+            if isinstance(message, str) and json.loads(message)["type"] == "chat":
+                ws.send(json.dumps({"type": "error", "code": next(slipped),
+                                    "message": "made up by the test"}))
+            to_server.send(message)
+
+        ws.on_message(sent)
+
+    page.route_web_socket(re.compile(r"/ws/tables/"), between)
+    table = made(page, base, [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}])
+    joined(page, base, table["seat_links"][0]["link"])
+    page.locator("#chat:not([hidden])").wait_for()
+    page.fill("#chat-input", "first")
+    page.press("#chat-input", "Enter")
+    sync_api.expect(page.locator("#chat-list .chat-text")).to_have_text(["first"])
+    sync_api.expect(page.locator("#errors .error[data-code=stale]")).to_be_visible()
+    sync_api.expect(page.locator("#chat-input")).to_have_value("")  # it arrived: sent
+    page.fill("#chat-input", "second")
+    page.press("#chat-input", "Enter")
+    sync_api.expect(page.locator("#chat-list .chat-text")).to_have_text(["first", "second"])
+    sync_api.expect(page.locator("#errors .error[data-code=too_long]")).to_be_visible()
+    assert page.input_value("#chat-input") == "second"  # refused: the text stays to fix
+    assert errors == []
 
 
 def test_a_phone_at_a_table_of_three_has_timer_chat_and_alerts(

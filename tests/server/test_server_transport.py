@@ -218,6 +218,32 @@ def test_the_pages_need_nothing_the_csp_forbids(page: str) -> None:
     assert re.findall(r"\son[a-z]+=", html) == []
 
 
+IMPORT = re.compile(r"""^import\b[^;]*?\bfrom\s+["']\./([\w.-]+)["'];""", re.MULTILINE)
+"""A static module's import of another (``import { x } from "./tiles.js";``)."""
+
+
+def test_every_module_the_pages_import_is_served(client: TestClient) -> None:
+    """The pages' scripts are ES modules that import one another (the table page's in
+    eight parts): every script a page names and every module those import, followed
+    through, is a file of static/ served as JavaScript under the same strict CSP."""
+    wanted = [name for page in STATIC.glob("*.html")
+              for name in re.findall(r'<script[^>]*\bsrc="/static/([\w.-]+)"', page.read_text())]
+    assert "table.js" in wanted
+    seen: set[str] = set()
+    while wanted:
+        name = wanted.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        answer = client.get(f"/static/{name}")
+        assert answer.status_code == 200, name
+        assert "javascript" in answer.headers["content-type"], name
+        assert answer.headers["content-security-policy"] == CSP, name
+        wanted += IMPORT.findall(answer.text)
+    assert {"tablesocket.js", "tablemoves.js", "chat.js", "tutorial.js"} <= seen
+    assert seen >= {p.name for p in STATIC.glob("table*.js")}  # no part left unused
+
+
 # ------------------------------------------------------------------ WebSocket input
 def test_nesting_depth_ignores_brackets_inside_strings() -> None:
     assert nesting_depth('{"type": "ping"}') == 1

@@ -7,11 +7,13 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import func, select
 from srvkit import connect
 
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import Rules
 from noreturn.server import create_app
+from noreturn.server.db import TableRow
 from noreturn.table import TUTORIAL_SEED, LocalTable, make_seats
 
 MAX_MOVES = 200
@@ -21,6 +23,13 @@ MAX_MOVES = 200
 def client(db_url: str) -> Any:
     with TestClient(create_app(db_url)) as client:
         yield client
+
+
+def stored(client: TestClient) -> int:
+    """The tables in the database, listed or not (the lobby leaves tutorials out)."""
+    service = client.app.state.service  # type: ignore[attr-defined]
+    with service.engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(TableRow)).scalar_one())
 
 
 def prepared_hand() -> list[Any]:
@@ -44,6 +53,27 @@ def test_a_tutorial_is_a_started_table_of_the_prepared_deal(client: TestClient) 
     default = client.post("/api/tutorial").json()  # no body: the newcomer is "You"
     assert default["table"]["seats"][0]["name"] == "You"
     assert default["table"]["id"] != table["id"]
+
+
+def test_the_lobby_leaves_tutorials_out_but_their_links_work(client: TestClient) -> None:
+    """A newcomer's guided game is nobody else's business: not in the lobby's list (with
+    or without a status), while a table made in the lobby is; the tutorial's own table,
+    state, record and replay still answer by its id."""
+    made = client.post("/api/tables", json={"seats": [{"kind": "human"},
+                                                      {"kind": "bot", "level": "easy"}]})
+    assert made.status_code == 201, made.text
+    normal_id = made.json()["table"]["id"]
+    tutorial = client.post("/api/tutorial").json()  # the newest: limit=1 still finds the other
+    tutorial_id, token = tutorial["table"]["id"], tutorial["seat_links"][0]["token"]
+    for query in ("", "?status=playing", "?status=lobby", "?limit=1"):
+        listed = [t["id"] for t in client.get(f"/api/tables{query}").json()]
+        assert tutorial_id not in listed, query
+        assert (normal_id in listed) == (query != "?status=playing"), query
+    assert stored(client) == 2
+    assert client.get(f"/api/tables/{tutorial_id}").json()["status"] == "playing"
+    with connect(client, tutorial_id, 0, token) as player:
+        assert player.state["view"]["hand"] == prepared_hand()
+    assert client.get(f"/api/tables/{tutorial_id}/record").status_code == 409  # not over yet
 
 
 def test_following_the_hints_meets_every_lesson_and_wins(client: TestClient) -> None:
@@ -82,11 +112,11 @@ def test_following_the_hints_meets_every_lesson_and_wins(client: TestClient) -> 
 ])
 def test_hostile_bodies_are_refused_and_nothing_is_created(client: TestClient, body: Any,
                                                            status: int) -> None:
-    before = client.get("/api/tables").json()
+    before = stored(client)
     answer = client.post("/api/tutorial", json=body)
     assert answer.status_code == status, answer.text
     assert "x" * 41 not in answer.text  # the value is never echoed
-    assert client.get("/api/tables").json() == before
+    assert stored(client) == before
 
 
 @pytest.mark.parametrize(("raw", "status"), [
@@ -99,14 +129,14 @@ def test_bodies_that_are_no_json_object_are_refused(client: TestClient, raw: byt
     answer = client.post("/api/tutorial", content=raw,
                          headers={"content-type": "application/json"})
     assert answer.status_code == status, answer.text
-    assert client.get("/api/tables").json() == []
+    assert stored(client) == 0
 
 
 def test_a_huge_body_is_refused_unread(client: TestClient) -> None:
     answer = client.post("/api/tutorial", content=b'{"name": "' + b"x" * 100_000 + b'"}',
                          headers={"content-type": "application/json"})
     assert answer.status_code == 413
-    assert client.get("/api/tables").json() == []
+    assert stored(client) == 0
 
 
 def test_tutorials_count_against_the_limit_of_new_tables(tmp_path: Any) -> None:
@@ -121,4 +151,4 @@ def test_tutorials_count_against_the_limit_of_new_tables(tmp_path: Any) -> None:
         assert refused.status_code == 429
         assert int(refused.headers["retry-after"]) >= 1
         assert "too many new tables" in refused.json()["detail"]
-        assert len(client.get("/api/tables").json()) == 2
+        assert stored(client) == 2

@@ -186,8 +186,8 @@ class Lobby:
         }
 
     def list_tables(self, limit: int = 50, status: str | None = None) -> list[dict[str, Any]]:
-        """The lobby: the newest tables first, public data only (``store.newest_tables``:
-        one indexed query, no game built, no record read)."""
+        """The lobby: the newest tables first, public data only, tutorial tables left out
+        (``store.newest_tables``: one indexed query, no game built, no record read)."""
         return self.store.newest_tables(limit, status)
 
     def get(self, table_id: str) -> dict[str, Any]:

@@ -53,11 +53,16 @@ from noreturn.server.games import (
 )
 from noreturn.server.rebuild import dealt, rebuilt
 from noreturn.server.timing import deadline_after
-from noreturn.table import OnlineTable
+from noreturn.table import TUTORIAL_SEED, OnlineTable
 
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 """The tables behind the rows, for plain (Core) statements."""
+UNLISTED_SEED = str(TUTORIAL_SEED)
+"""The seed of the guided first game's tables (``tutorial.py``): the lobby leaves them out,
+so a newcomer's game against the easy bot does not crowd everyone's list (the table, its
+record and its replay still work by their links). Only ``POST /api/tutorial`` deals from
+it: every other table's seed is secret and random."""
 SET_TABLE = update(TABLES).where(
     TABLES.c.id == bindparam("the_id"), TABLES.c.status == bindparam("old_status")).values(
     status=bindparam("new_status"), updated_at=bindparam("at"),
@@ -240,11 +245,13 @@ class TableStore:
         record, a seed or a move, no game built); the page is chosen by an index
         (``ix_game_tables_newest``, or ``ix_game_tables_status_newest``; db.py), read
         newest first with no sort, and joined to its seats by their primary key, all in
-        one statement.
+        one statement. Tutorial tables (``UNLISTED_SEED``) are left out: the seed is
+        compared there, never returned.
         """
         page = select(TABLES.c.id, TABLES.c.status, TABLES.c.created_at, TABLES.c.rules,
                       TABLES.c.version, TABLES.c.result, TABLES.c.turn_seconds,
-                      TABLES.c.timeout_level, TABLES.c.rematch_id)
+                      TABLES.c.timeout_level, TABLES.c.rematch_id
+                      ).where(TABLES.c.seed != UNLISTED_SEED)
         if status:
             page = page.where(TABLES.c.status == status)
         newest = page.order_by(TABLES.c.created_at.desc(), TABLES.c.id.desc()).limit(limit)
@@ -416,4 +423,4 @@ class TableStore:
         return abandoned
 
 
-__all__ = ["Held", "TableStore"]
+__all__ = ["UNLISTED_SEED", "Held", "TableStore"]

@@ -8,8 +8,10 @@ the table page (``static/tutorial.js``) then shows the lessons at their moments.
 
 The prepared deal is public (it is in the source), so a tutorial table's bag is no secret;
 that is the point of a prepared game, and nothing else is played on it. A tutorial table
-is a table like any other (the lobby lists it, its record and replay work), created under
-the same per-address limit as ``POST /api/tables``: each costs the same to keep.
+is a table like any other (its link, record and replay work), created under the same
+per-address limit as ``POST /api/tables``: each costs the same to keep. One difference: the
+lobby's public list leaves it out (``store.UNLISTED_SEED``), since a newcomer's guided game
+against the easy bot is of no interest to anyone else and would crowd the list.
 """
 
 from __future__ import annotations

@@ -66,6 +66,18 @@ export function chatAccess(seat, status) {
     : _("This table is closed: its chat takes no more messages.");
 }
 
+// The error codes the server refuses a chat message with (docs/server-protocol.md, the
+// `chat` message). An error does not say which message it answers: `too_long` and
+// `chat_full` answer only a chat message, the others may answer other messages too, and
+// while a chat message is on its way they are taken as its refusal. Any other error (a
+// stale or illegal move, a hint off turn, ...) leaves the message on its way.
+const REFUSALS = new Set(["too_long", "chat_full", "rate_limited", "malformed", "closed", "spectator"]);
+
+/** Whether an error of this code may be the refusal of a chat message. */
+export function refusesChat(code) {
+  return REFUSALS.has(code);
+}
+
 /** A refusal of the last message (too long, too fast, ...): the box keeps the text. */
 export function chatRefused() {
   chat.sending = null;

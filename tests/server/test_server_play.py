@@ -251,6 +251,7 @@ def test_check_and_hint_on_your_turn_and_nothing_about_others_off_turn(db_url: s
         assert answer["legal"] is False and answer["reason"]
         hint = mover.answer({"type": "hint"})
         assert hint["type"] == "hint" and hint["action"] in mover.state["legal"]
+        assert hint["version"] == mover.state["version"]  # the state it is for
         # Off turn, a check is never judged against the mover's hand: the answer is
         # the same whether the mover holds the tile or not.
         hand = mover.state["view"]["hand"]

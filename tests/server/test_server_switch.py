@@ -40,7 +40,9 @@ def test_a_seated_player_gets_the_switch_advice_in_phase_1_only(db_url: str) -> 
         act(ada, "mulligan")
         reply = ada.answer({"type": "switch"})
         assert reply["type"] == "switch", reply
-        assert set(reply) == {"type", "declare", "wait", "better", "gain", "worlds", "text"}
+        assert set(reply) == {"type", "declare", "wait", "better", "gain", "worlds", "text",
+                              "version"}
+        assert reply["version"] == ada.state["version"]  # the state it was weighed for
         for line in ("declare", "wait"):
             assert set(reply[line]) == {"margin", "win"} and 0 <= reply[line]["win"] <= 1
         assert reply["better"] == ("declare" if reply["gain"] > 0 else "wait")

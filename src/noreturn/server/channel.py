@@ -383,16 +383,19 @@ class PlayChannel:
                          "reason": reason})
 
     async def on_hint(self, conn: Connection, _message: ClientMessage) -> None:
-        """``hint``: a suggested action for this seat, with the reason."""
-        action, reason = await run(self.service.hint, conn.table_id, conn.seat)
-        await conn.send({"type": "hint", "action": action, "reason": reason})
+        """``hint``: a suggested action for this seat, with the reason and the version it
+        is for."""
+        action, reason, version = await run(self.service.hint, conn.table_id, conn.seat)
+        await conn.send({"type": "hint", "action": action, "reason": reason,
+                         "version": version})
 
     async def on_switch(self, conn: Connection, _message: ClientMessage) -> None:
         """``switch``: the turn checked and the view taken, then the weighing, in the
         thinkers' queue; asked again at the same version, the first answer again."""
         version, job = await run(self.service.switch_job, conn.table_id, conn.seat)
         if conn.switch_answer is None or conn.switch_answer[0] != version:
-            conn.switch_answer = (version, switch_message(await think(job)))
+            conn.switch_answer = (version, {**switch_message(await think(job)),
+                                            "version": version})
         await conn.send(conn.switch_answer[1])
 
 

@@ -272,11 +272,13 @@ class Play:
             problem = game.why_not(action)
             return problem is None, problem
 
-    def hint(self, table_id: str, seat: int | None) -> tuple[str, str]:
-        """A suggested action for ``seat`` on its turn, with the reason."""
+    def hint(self, table_id: str, seat: int | None) -> tuple[str, str, int]:
+        """A suggested action for ``seat`` on its turn, with the reason and the game's
+        version it is for (an answer that arrives after a move is known to be stale)."""
         with self.store.locked(table_id):
-            action, reason = self._checked_game(table_id, seat).hint()
-            return str(action), reason
+            game = self._checked_game(table_id, seat)
+            action, reason = game.hint()
+            return str(action), reason, game.version
 
     def switch_job(self, table_id: str, seat: int | None) -> tuple[
             int, Callable[[], SwitchAdvice]]:

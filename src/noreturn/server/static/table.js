@@ -50,7 +50,6 @@ function wire() {
     if (!myTurn() || S.switchPending) return;
     if (sendMsg({ type: "switch" })) {
       S.switchPending = true;
-      S.switchFor = S.version;
       renderActions();
     }
   });

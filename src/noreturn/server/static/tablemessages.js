@@ -63,14 +63,14 @@ export function onMessage(msg) {
       S.asked.delete(canonicalAction(msg.action));
       renderActions();
       break;
-    case "hint":
-      S.hint = { action: msg.action, reason: msg.reason };
+    case "hint": // for the version it names: an answer overtaken by a move is not shown
+      S.hint = msg.version === S.version ? { action: msg.action, reason: msg.reason } : null;
       S.hintPending = false;
       renderActions();
       break;
-    case "switch": // weighed for the version it was asked at: shown only while it is current
+    case "switch": // weighed for the version it names: shown only while it is current
       S.switchPending = false;
-      S.switchAdvice = S.switchFor === S.version ? msg : null;
+      S.switchAdvice = msg.version === S.version ? msg : null;
       renderActions();
       break;
     case "error":

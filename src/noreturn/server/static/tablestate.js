@@ -28,8 +28,7 @@ export const S = {
   hint: null, // {action, reason}
   hintPending: false,
   switchAdvice: null, // the `switch` answer, while its version is the state's
-  switchPending: false, // a `switch` is on its way (asked at version switchFor)
-  switchFor: null,
+  switchPending: false, // a `switch` is on its way (its answer names the version it is for)
   pending: false, // an action is on its way
   online: false, // welcomed on an open socket: moves can be sent
   logShown: 0,

@@ -322,10 +322,9 @@ export function tutor(hashParams, tableId, send) {
       st = msg;
       if (myTurn() && hintFor !== st.version && send({ type: "hint" })) hintFor = st.version;
     } else if (msg.type === "hint" && st) {
-      // the answer is for the version it was asked at; asked at an older one (the game
-      // moved on meanwhile, and no newer hint could be asked), it is stale: not shown
-      if (hintFor !== st.version) return;
-      hinted = { version: hintFor, action: msg.action };
+      // the answer names the version it is for: one overtaken by a move is stale
+      if (msg.version !== st.version) return;
+      hinted = { version: msg.version, action: msg.action };
     } else {
       return;
     }

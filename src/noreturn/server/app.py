@@ -80,7 +80,7 @@ from noreturn.server.service import NotFoundError, ServiceError, TableService
 from noreturn.server.timers import TIMER_SECONDS, TimerRunner
 from noreturn.server.timing import TURN_TIMES
 from noreturn.server.tutorial import router as tutorial_routes
-from noreturn.server.words import words_routes
+from noreturn.server.words import ReaderLanguage, words_routes
 from noreturn.server.workers import run
 from noreturn.server.wsguard import SocketGuard, quiet_invalid_utf8
 from noreturn.text.lang import speaking
@@ -249,6 +249,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     app.state.seat_limiter = (AddressLimiter(seat_limit_per_minute)
                               if seat_limit_per_minute else None)
     harden(app)  # body cap, safe headers, 422 and 405 answers (hardening.py)
+    app.add_middleware(ReaderLanguage)  # each request's words in its reader's language
     quiet_invalid_utf8()
     install_fault_handlers(app)  # 503 when the database fails (dbfaults.py)
 

@@ -83,7 +83,7 @@ from noreturn.server.tutorial import router as tutorial_routes
 from noreturn.server.words import ReaderLanguage, words_routes
 from noreturn.server.workers import run
 from noreturn.server.wsguard import SocketGuard, quiet_invalid_utf8
-from noreturn.text.lang import speaking
+from noreturn.text.lang import _, speaking
 
 STATIC = Path(__file__).with_name("static")
 MESSAGE_LIMITS = MessageLimits()
@@ -413,7 +413,7 @@ def review_routes(reviews: ReviewStore, reviewer: Reviewer | None) -> APIRouter:
                 raise ReviewsOffError(table_id)
             if not reviewer.offer(table_id):
                 raise ReviewerBusyError()
-        return JSONResponse({"detail": PENDING}, status_code=202,
+        return JSONResponse({"detail": _(PENDING)}, status_code=202,
                             headers={"Retry-After": "3"})
 
     return router

@@ -165,6 +165,9 @@ def test_http_errors_follow_the_lang_query_then_accept_language(db_url: str) -> 
         assert record.json()["detail"] == "die Aufzeichnung gibt es, sobald das Spiel vorbei ist"
         assert client.get(f"/api/tables/{table_id}/record").json()["detail"] == (
             "the record is available once the game is over")
+        review = client.get(f"/api/tables/{table_id}/review", headers=german)
+        assert (review.status_code, review.json()["detail"]) == (
+            409, "die Analyse gibt es, sobald das Spiel vorbei ist: sie zeigt jede Hand")
         nowhere = client.get("/api/tables/nosuch", headers=german)
         assert nowhere.status_code == 404
         assert nowhere.json()["detail"] == (

@@ -38,6 +38,8 @@ from noreturn.server.service import hash_token
 
 SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}]
 SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
+GERMAN_503 = ("der Server kann seine Datenbank gerade nicht nutzen; nichts wurde geändert: "
+              "versuche es in ein paar Sekunden noch einmal")
 
 
 @pytest.fixture
@@ -94,7 +96,7 @@ def assert_503(answer: httpx.Response) -> None:
     """A JSON 503 that says to try again."""
     assert answer.status_code == 503, answer.text
     assert answer.headers["content-type"] == "application/json"
-    assert "database" in answer.json()["detail"]
+    assert "database" in answer.json()["detail"] or "Datenbank" in answer.json()["detail"]
     assert int(answer.headers["retry-after"]) > 0
 
 
@@ -167,6 +169,13 @@ def test_a_new_connection_while_the_database_is_away(
             with pytest.raises(WebSocketDisconnect) as closed:
                 player.next()
             assert closed.value.code == 1013
+        with client.websocket_connect(f"/ws/tables/{table_id}") as ws:  # a German reader
+            ws.send_json({"type": "hello", "token": tokens[0], "lang": "de"})
+            answer = Player(ws, 0, tokens[0]).next()
+            assert (answer["code"], answer["message"]) == ("unavailable", GERMAN_503), answer
+        german = client.get(f"/api/tables/{table_id}", headers={"Accept-Language": "de"})
+        assert_503(german)
+        assert german.json()["detail"] == GERMAN_503
         path.unlink()
         away.rename(path)
         service.engine.dispose()

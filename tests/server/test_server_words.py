@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from random import Random
 
+import httpx
 from fastapi.testclient import TestClient
 from srvkit import connect, create, play, start
 
@@ -76,3 +77,104 @@ def test_an_illegal_move_is_refused_in_the_readers_language(db_url: str) -> None
             hint = mover.answer({"type": "hint"})
             assert hint["type"] == "hint"
             assert any(word in hint["reason"] for word in ("Hand", "Steine", "beiseite"))
+
+
+def test_play_errors_come_in_the_readers_language(db_url: str) -> None:
+    """The same refusals to a German and an English reader: the same codes, the German
+    reader's words in German, the English ones exactly as ever."""
+    with TestClient(create_app(db_url)) as client:
+        table_id, tokens = create(client, PEOPLE, SMALL)
+        early_words = {}
+        for lang in ("de", "en"):
+            with connect(client, table_id, 0, tokens[0], lang=lang) as early:
+                error = early.answer({"type": "action", "action": "pass", "version": 0})
+                assert error["code"] == "not_started"
+                early_words[lang] = error["message"]
+        assert early_words == {
+            "de": "das Spiel hat noch nicht begonnen: warte auf den Start",
+            "en": "the game has not started yet: wait for the start"}
+        start(client, table_id, tokens)
+        with connect(client, table_id, 0, tokens[0], lang="de") as ada, \
+                connect(client, table_id, 1, tokens[1]) as bo, \
+                connect(client, table_id, None, None, lang="de") as fan:
+            to_move = ada.state["view"]["to_move"]
+            mover, waiter = (ada, bo) if to_move == 0 else (bo, ada)
+            name = ("Ada", "Bo")[to_move]
+            version = mover.state["version"]
+            action = {"type": "action", "action": "mulligan", "version": version}
+            off_turn = waiter.answer(action)
+            stale = mover.answer({**action, "version": version + 7})
+            watching = fan.answer(action)
+            checking = fan.answer({"type": "check", "action": "pass"})
+        assert [off_turn["code"], stale["code"], watching["code"], checking["code"]] == [
+            "not_your_turn", "stale", "spectator", "spectator"]
+        words = {
+            "not_your_turn": (f"du bist nicht am Zug: {name} ist am Zug",
+                              f"it is not your turn: {name} is to move"),
+            "stale": (f"das Spiel ist weitergegangen (es steht bei Version {version}, du hast "
+                      f"{version + 7} geschickt): sieh dir den neuen Stand an und versuche "
+                      "es noch einmal",
+                      f"the game has moved on (it is at version {version}, you sent "
+                      f"{version + 7}): look at the new state and try again")}
+        waiter_reads = 0 if waiter is ada else 1  # (German, English): Ada's, Bo's
+        assert off_turn["message"] == words["not_your_turn"][waiter_reads]
+        assert stale["message"] == words["stale"][1 - waiter_reads]
+        assert watching["message"] == (
+            "Zuschauer schauen nur zu: öffne deinen Platz-Link, um mitzuspielen")
+        assert checking["message"] == (
+            "Zuschauer können keine Züge prüfen und um keinen Tipp bitten: öffne deinen "
+            "Platz-Link, um mitzuspielen")
+
+
+def test_http_errors_follow_the_lang_query_then_accept_language(db_url: str) -> None:
+    """An HTTP refusal's detail in the language asked for (``?lang``, else
+    ``Accept-Language``), its status the same; without either, the English as ever."""
+    german = {"Accept-Language": "de-DE,de;q=0.9"}
+    three = [*PEOPLE, {"kind": "human", "name": "Cy"}]
+    with TestClient(create_app(db_url)) as client:
+        table_id, tokens = create(client, three, SMALL)
+
+        def starting(headers: dict[str, str] | None = None, query: str = "") -> httpx.Response:
+            return client.post(f"/api/tables/{table_id}/start{query}", json={
+                "token": tokens[0]}, headers=headers)
+
+        waiting = starting(german)
+        assert waiting.status_code == 409
+        assert waiting.json()["detail"] == (
+            "Bo, Cy haben noch nicht Platz genommen: schick ihnen ihre Platz-Links und "
+            "starte dann")
+        assert starting().json()["detail"] == (
+            "Bo, Cy have not joined yet: send them their seat link, then start")
+        assert starting(german, "?lang=en").json()["detail"].startswith("Bo, Cy have")
+        assert client.post(f"/api/tables/{table_id}/join",
+                           json={"token": tokens[1]}).status_code == 200
+        one = starting({"Accept-Language": "de"})
+        assert one.json()["detail"] == (
+            "Cy hat noch nicht Platz genommen: schick den Platz-Link und starte dann")
+        assert starting(query="?lang=de").json()["detail"] == one.json()["detail"]
+        assert starting().json()["detail"] == (
+            "Cy has not joined yet: send them their seat link, then start")
+
+        clash = client.post(f"/api/tables/{table_id}/join", headers=german,
+                            json={"token": tokens[1], "name": "Ada"})
+        assert clash.status_code == 400
+        assert clash.json()["detail"] == (
+            "ein anderer Platz heißt schon 'Ada': wähle einen anderen Namen")
+        record = client.get(f"/api/tables/{table_id}/record", headers=german)
+        assert record.status_code == 409
+        assert record.json()["detail"] == "die Aufzeichnung gibt es, sobald das Spiel vorbei ist"
+        assert client.get(f"/api/tables/{table_id}/record").json()["detail"] == (
+            "the record is available once the game is over")
+        review = client.get(f"/api/tables/{table_id}/review", headers=german)
+        assert (review.status_code, review.json()["detail"]) == (
+            409, "die Analyse gibt es, sobald das Spiel vorbei ist: sie zeigt jede Hand")
+        nowhere = client.get("/api/tables/nosuch", headers=german)
+        assert nowhere.status_code == 404
+        assert nowhere.json()["detail"] == (
+            "kein Tisch 'nosuch': prüfe den Link oder lege einen Tisch an")
+        assert client.get("/api/tables/nosuch").json()["detail"] == (
+            "no table 'nosuch': check the link, or create a table")
+        wrong = client.post(f"/api/tables/{table_id}/join", headers=german,
+                            json={"token": "not-a-token"})
+        assert wrong.status_code == 403
+        assert wrong.json()["detail"].startswith("dieses Token gehört zu keinem Platz")

@@ -80,10 +80,10 @@ from noreturn.server.service import NotFoundError, ServiceError, TableService
 from noreturn.server.timers import TIMER_SECONDS, TimerRunner
 from noreturn.server.timing import TURN_TIMES
 from noreturn.server.tutorial import router as tutorial_routes
-from noreturn.server.words import words_routes
+from noreturn.server.words import ReaderLanguage, words_routes
 from noreturn.server.workers import run
 from noreturn.server.wsguard import SocketGuard, quiet_invalid_utf8
-from noreturn.text.lang import speaking
+from noreturn.text.lang import _, speaking
 
 STATIC = Path(__file__).with_name("static")
 MESSAGE_LIMITS = MessageLimits()
@@ -249,6 +249,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     app.state.seat_limiter = (AddressLimiter(seat_limit_per_minute)
                               if seat_limit_per_minute else None)
     harden(app)  # body cap, safe headers, 422 and 405 answers (hardening.py)
+    app.add_middleware(ReaderLanguage)  # each request's words in its reader's language
     quiet_invalid_utf8()
     install_fault_handlers(app)  # 503 when the database fails (dbfaults.py)
 
@@ -412,7 +413,7 @@ def review_routes(reviews: ReviewStore, reviewer: Reviewer | None) -> APIRouter:
                 raise ReviewsOffError(table_id)
             if not reviewer.offer(table_id):
                 raise ReviewerBusyError()
-        return JSONResponse({"detail": PENDING}, status_code=202,
+        return JSONResponse({"detail": _(PENDING)}, status_code=202,
                             headers={"Retry-After": "3"})
 
     return router

@@ -14,11 +14,13 @@ import secrets
 from collections.abc import Sequence
 
 from noreturn.server.errors import ForbiddenError
+from noreturn.text.lang import N_, _
 
 TOKEN_BYTES = 24
 """The randomness of a seat or creator token (192 bits)."""
-WITHDRAWN = "this seat's token no longer holds it (you left the game)"
-"""Why a token that held a seat holds it no more: its person left the game."""
+WITHDRAWN = N_("this seat's token no longer holds it (you left the game)")
+"""Why a token that held a seat holds it no more: its person left the game (in English:
+``_(WITHDRAWN)`` says it in the reader's language)."""
 
 
 def new_token() -> str:
@@ -48,16 +50,16 @@ def seat_of(digests: Sequence[str | None], token: str | None) -> tuple[int, str]
         ForbiddenError: no token, or none of this table's seats has it.
     """
     if not token:
-        raise ForbiddenError("a seat token is needed: use the link you were given "
-                             "(/play/TABLE#token=...)")
+        raise ForbiddenError(_("a seat token is needed: use the link you were given "
+                               "(/play/TABLE#token=...)"))
     digest = hash_token(token)
     found: int | None = None
     for seat, stored in enumerate(digests):  # every seat is compared, in constant time
         if same_digest(stored, digest):
             found = seat
     if found is None:
-        raise ForbiddenError("this token does not hold a seat at this table: use the link "
-                             "you were given")
+        raise ForbiddenError(_("this token does not hold a seat at this table: use the link "
+                               "you were given"))
     return found, digest
 
 
@@ -72,7 +74,7 @@ def check_still_held(digests: Sequence[str | None], seat: int | None,
         return
     stored = digests[seat] if 0 <= seat < len(digests) else None
     if not same_digest(stored, digest):
-        raise ForbiddenError(WITHDRAWN)
+        raise ForbiddenError(_(WITHDRAWN))
 
 
 def check_creator(creator_hash: str | None, token: str | None) -> None:
@@ -82,8 +84,8 @@ def check_creator(creator_hash: str | None, token: str | None) -> None:
         ForbiddenError: no token, or not this table's creator token.
     """
     if not token or not same_digest(creator_hash, hash_token(token)):
-        raise ForbiddenError("closing a table needs its creator token (given once, when "
-                             "the table was made)")
+        raise ForbiddenError(_("closing a table needs its creator token (given once, when "
+                               "the table was made)"))
 
 
 __all__ = ["WITHDRAWN", "check_creator", "check_still_held", "hash_token", "new_token",

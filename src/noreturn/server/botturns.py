@@ -18,6 +18,7 @@ from noreturn.server.errors import ConflictError, ServiceError, check_table_id
 from noreturn.server.games import Known, Move
 from noreturn.server.store import TableStore
 from noreturn.table import BotMove, LocalTable, OnlineTable
+from noreturn.text.lang import _
 
 log = logging.getLogger("noreturn.server")
 
@@ -118,8 +119,9 @@ class BotTurns:
             if known.status != "playing" or game is None:
                 return None
             if game.version != move.version:
-                raise ConflictError(f"the game moved on (version {game.version}) while the "
-                                    f"bot thought about version {move.version}", "stale")
+                raise ConflictError(_("the game moved on (version {now}) while the bot "
+                                      "thought about version {then}").format(
+                    now=game.version, then=move.version), "stale")
             with self.store.changing(table_id):
                 if not game.apply_bot(move):
                     return None

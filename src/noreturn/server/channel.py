@@ -48,7 +48,7 @@ from noreturn.server.play import iso_time
 from noreturn.server.service import TableService
 from noreturn.server.workers import run, think
 from noreturn.server.wsguard import CLOSE_TRY_LATER, SocketGuard, client_of, frame_text
-from noreturn.text.lang import speaking
+from noreturn.text.lang import _, speaking
 
 HELLO_SECONDS = 60.0
 """How long a new connection has to say hello."""
@@ -330,13 +330,13 @@ class PlayChannel:
             raise unknown_type(kind)
         if model.seat_only and conn.seat is None:
             if model is ChatMessage:
-                raise ConflictError("spectators read the chat but cannot write in it: open "
-                                    "your seat link to talk", "spectator")
+                raise ConflictError(_("spectators read the chat but cannot write in it: "
+                                      "open your seat link to talk"), "spectator")
             if model is UndoMessage:
-                raise ConflictError("spectators cannot take back turns: open your seat link "
-                                    "to play", "spectator")
-            raise ConflictError("spectators can't check actions or ask for hints: open your "
-                                "seat link to play", "spectator")
+                raise ConflictError(_("spectators cannot take back turns: open your seat "
+                                      "link to play"), "spectator")
+            raise ConflictError(_("spectators can't check actions or ask for hints: open "
+                                  "your seat link to play"), "spectator")
         await self.handlers[kind](conn, read_message(data))
 
     async def on_ping(self, conn: Connection, _message: ClientMessage) -> None:

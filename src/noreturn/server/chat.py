@@ -161,8 +161,8 @@ class TableChat:
             count = write.execute(select(func.count()).select_from(CHAT).where(
                 CHAT.c.table_id == table_id)).scalar_one()
             if count >= CHAT_PER_TABLE:
-                raise ConflictError(f"this table's chat is full ({CHAT_PER_TABLE} "
-                                    "messages): it takes no more", "chat_full")
+                raise ConflictError(_("this table's chat is full ({n} messages): it takes "
+                                      "no more").format(n=CHAT_PER_TABLE), "chat_full")
             write.execute(insert(CHAT).values(table_id=table_id, seat=seat, name=name,
                                               text=text, created_at=now()))
 

@@ -33,6 +33,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from noreturn.server.dbstart import first_line
 from noreturn.server.errors import ServiceError
+from noreturn.text.lang import N_, _
 
 log = logging.getLogger("noreturn.server")
 
@@ -42,8 +43,9 @@ QUIET_SECONDS = 10.0
 """The same fault is logged at most once in this many seconds (the others are counted)."""
 CONNECTION_LEVEL = ("OperationalError", "InterfaceError")
 """DB-API error classes whose text is about the connection or the file, not the data."""
-UNAVAILABLE = ("the server cannot use its database just now; nothing was changed: try "
-               "again in a few seconds")
+UNAVAILABLE = N_("the server cannot use its database just now; nothing was changed: try "
+                 "again in a few seconds")
+"""In English: ``_(UNAVAILABLE)`` says it in the reader's language."""
 
 
 class UnavailableError(ServiceError):
@@ -116,14 +118,14 @@ def storage_faults() -> Iterator[None]:
         if not is_storage_fault(exc):
             raise
         FAULTS.note(exc)
-        raise UnavailableError(UNAVAILABLE) from None
+        raise UnavailableError(_(UNAVAILABLE)) from None
 
 
 
 
 def unavailable_answer() -> JSONResponse:
     """The HTTP answer to a request the database failed: 503, JSON, ``Retry-After``."""
-    return JSONResponse({"detail": UNAVAILABLE}, status_code=UnavailableError.status,
+    return JSONResponse({"detail": _(UNAVAILABLE)}, status_code=UnavailableError.status,
                         headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 

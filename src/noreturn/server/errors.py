@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import NoReturn
 
+from noreturn.text.lang import _
+
 OVER = frozenset({"finished", "closed", "abandoned"})
 """The statuses of a table whose game will not go on."""
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -62,16 +64,19 @@ class ConflictError(ServiceError):
 
 
 def over_message(status: str) -> str:
-    """Why a table takes no more play, for an error message."""
+    """Why a table takes no more play (``status``: one of ``OVER``), for an error message,
+    in the reader's language."""
     if status == "finished":
-        return "the game is over: see its replay or download the record"
-    return f"the table is {status}: nothing more is played at it"
+        return _("the game is over: see its replay or download the record")
+    if status == "closed":
+        return _("the table is closed: nothing more is played at it")
+    return _("the table is abandoned: nothing more is played at it")
 
 
 def stale() -> ConflictError:
     """The refusal of a write that lost to another writer of the table."""
-    return ConflictError("the game moved on meanwhile: look at the new state and try again",
-                         "stale")
+    return ConflictError(_("the game moved on meanwhile: look at the new state and try "
+                           "again"), "stale")
 
 
 def no_table(table_id: str) -> NoReturn:
@@ -81,7 +86,8 @@ def no_table(table_id: str) -> NoReturn:
         NotFoundError: always.
     """
     shown = table_id if len(table_id) <= 40 else f"{table_id[:40]}..."
-    raise NotFoundError(f"no table {shown!r}: check the link, or create a table")
+    raise NotFoundError(_("no table {table}: check the link, or create a table").format(
+        table=repr(shown)))
 
 
 def check_table_id(table_id: str) -> None:

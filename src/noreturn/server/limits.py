@@ -37,6 +37,7 @@ from fastapi.params import Depends as DependsParam
 
 from noreturn.server.errors import BadRequestError
 from noreturn.server.schemas import ErrorOut
+from noreturn.text.lang import N_, _
 
 MAX_MESSAGE = 4096
 """The longest client message read, in characters (the longest action's text is far
@@ -294,7 +295,7 @@ def limited(what: str) -> dict[int | str, dict[str, object]]:
 
 def per_address(state_key: str, what: str) -> Callable[[Request], Awaitable[None]]:
     """A FastAPI dependency: ``429`` with ``Retry-After`` when one address makes ``what``
-    too fast.
+    too fast (its ``detail`` in the reader's language: ``what`` is marked with ``N_``).
 
     The limiter is ``app.state.<state_key>`` (None or missing: no limit). The address is
     the connection's peer (uvicorn puts a trusted proxy's ``X-Forwarded-For`` there).
@@ -310,15 +311,16 @@ def per_address(state_key: str, what: str) -> Callable[[Request], Awaitable[None
         seconds = max(1, math.ceil(wait))
         raise HTTPException(
             status_code=429,
-            detail=f"too many {what} from your address: at most {limiter.per_minute} per "
-                   f"minute; try again in {seconds} s",
+            detail=_("too many {what} from your address: at most {most} per minute; try "
+                     "again in {seconds} s").format(what=_(what), most=limiter.per_minute,
+                                                     seconds=seconds),
             headers={"Retry-After": str(seconds)})
 
     return limit
 
 
-CREATE_WHAT = "new tables"
-SEAT_WHAT = "seat requests (join, start, leave, close)"
+CREATE_WHAT = N_("new tables")
+SEAT_WHAT = N_("seat requests (join, start, leave, close)")
 CREATE_LIMITED = limited(CREATE_WHAT)
 """The OpenAPI description of the create limit's answer."""
 CREATE_LIMIT: list[DependsParam] = [Depends(per_address("create_limiter", CREATE_WHAT))]

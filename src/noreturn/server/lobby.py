@@ -25,6 +25,7 @@ from noreturn.server.schemas import NAME_LENGTH, CreateTable, SeatIn
 from noreturn.server.store import TableStore
 from noreturn.server.timing import check_turn_seconds, deadline_after
 from noreturn.table import BOT_NAMES
+from noreturn.text.lang import _, ngettext
 
 TAKEOVER_LEVEL = "medium"
 """The bot that plays on for a person who leaves during the game."""
@@ -90,9 +91,11 @@ def clean_name(name: str | None, default: str) -> str:
     if not text:
         return default
     if len(text) > NAME_LENGTH:
-        raise BadRequestError(f"name {text[:NAME_LENGTH]!r}...: at most {NAME_LENGTH} characters")
+        raise BadRequestError(_("name {name}...: at most {most} characters").format(
+            name=repr(text[:NAME_LENGTH]), most=NAME_LENGTH))
     if any(unicodedata.category(c).startswith("C") for c in text):
-        raise BadRequestError(f"name {text!r}: no control characters, please")
+        raise BadRequestError(_("name {name}: no control characters, please").format(
+            name=repr(text)))
     return text
 
 
@@ -133,7 +136,8 @@ def seat_names(seats: list[SeatIn]) -> list[str]:
                 n != (s.name or "").strip() for s in seats)), f"Bot {i + 1}")
         name = clean_name(seat.name, default)
         if name in taken:
-            raise BadRequestError(f"two seats are named {name!r}: give each a different name")
+            raise BadRequestError(_("two seats are named {name}: give each a different "
+                                    "name").format(name=repr(name)))
         taken.add(name)
         names.append(name)
     return names
@@ -223,9 +227,10 @@ class Lobby:
         """
         new = clean_name(name, seat.name)
         if new != seat.name and row.status != "lobby":
-            raise ConflictError("names are fixed once the game has started")
+            raise ConflictError(_("names are fixed once the game has started"))
         if any(s.name == new for s in seats if s.seat != seat.seat):
-            raise BadRequestError(f"another seat is named {new!r}: choose another name")
+            raise BadRequestError(_("another seat is named {name}: choose another "
+                                    "name").format(name=repr(new)))
         return new
 
     def start(self, table_id: str, token: str | None,
@@ -241,12 +246,14 @@ class Lobby:
             if row.status in OVER:
                 raise ConflictError(over_message(row.status), "over")
             if row.status != "lobby":
-                raise ConflictError("the game has started already")
+                raise ConflictError(_("the game has started already"))
             missing = [s.name for s in seats
                        if s.kind == "human" and not s.joined and s.seat != seat.seat]
             if missing:
-                raise ConflictError(f"{', '.join(missing)} {'has' if len(missing) == 1 else 'have'}"
-                                    " not joined yet: send them their seat link, then start")
+                raise ConflictError(ngettext(
+                    "{names} has not joined yet: send them their seat link, then start",
+                    "{names} have not joined yet: send them their seat link, then start",
+                    len(missing)).format(names=", ".join(missing)))
             seat.joined = True
             row.status = "playing"
             row.updated_at = now()
@@ -297,7 +304,7 @@ class Lobby:
         """
         status, record = self.store.record(table_id)
         if status != "finished" or record is None:
-            raise ConflictError("the record is available once the game is over")
+            raise ConflictError(_("the record is available once the game is over"))
         return record
 
     def replay(self, table_id: str) -> dict[str, Any]:

@@ -115,13 +115,14 @@ def playing(held: Held, seat: int | None) -> OnlineTable:
     """
     known, game = held
     if seat is None:
-        raise ConflictError("spectators watch: open your seat link to play", "spectator")
+        raise ConflictError(_("spectators watch: open your seat link to play"), "spectator")
     if known.status in OVER and known.status != "finished":
         raise ConflictError(over_message(known.status), "closed")
     if known.status == "lobby" or game is None:
-        raise ConflictError("the game has not started yet: wait for the start", "not_started")
+        raise ConflictError(_("the game has not started yet: wait for the start"),
+                            "not_started")
     if known.status == "finished":
-        raise ConflictError("the game is over", "over")
+        raise ConflictError(_("the game is over"), "over")
     return game
 
 
@@ -133,8 +134,9 @@ def check_version(game: LocalTable, version: int) -> None:
         ConflictError: ``stale``.
     """
     if version != game.version:
-        raise ConflictError(f"the game has moved on (it is at version {game.version}, you "
-                            f"sent {version}): look at the new state and try again", "stale")
+        raise ConflictError(_("the game has moved on (it is at version {now}, you sent "
+                              "{sent}): look at the new state and try again").format(
+            now=game.version, sent=version), "stale")
 
 
 def check_turn(game: LocalTable, seat: int) -> None:
@@ -145,10 +147,11 @@ def check_turn(game: LocalTable, seat: int) -> None:
     """
     mover = game.to_move()
     if mover != seat:
-        who = "nobody" if mover is None else game.names[mover]
-        raise ConflictError(f"it is not your turn: {who} is to move", "not_your_turn")
+        raise ConflictError(_("it is not your turn: nobody is to move") if mover is None
+                            else _("it is not your turn: {who} is to move").format(
+                                who=game.names[mover]), "not_your_turn")
     if not game.human_to_move():  # the person left: a bot plays the seat now
-        raise ForbiddenError(WITHDRAWN)
+        raise ForbiddenError(_(WITHDRAWN))
 
 
 class Play:
@@ -238,7 +241,8 @@ class Play:
             with self.store.changing(table_id):
                 moves = [Move(game.version, seat, "action", str(action))]
                 if game.try_action(action) is not None:  # pragma: no cover - checked above
-                    raise ConflictError(f"{action} is not allowed", "illegal")
+                    raise ConflictError(_("{action} is not allowed").format(action=action),
+                                        "illegal")
                 if bots_after:
                     moves += run_fast_bots(game, FAST_RUN, after_person=True)
                 self.store.store(known, game, moves)

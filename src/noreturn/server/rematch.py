@@ -30,6 +30,7 @@ from noreturn.server.db import now
 from noreturn.server.errors import ConflictError
 from noreturn.server.players import copy_keys
 from noreturn.server.store import NEW_SEATS, NEW_TABLE, TABLES, TableStore
+from noreturn.text.lang import _
 
 
 class _TakenError(Exception):
@@ -39,9 +40,12 @@ class _TakenError(Exception):
 def not_finished(status: str) -> ConflictError:
     """The refusal of a rematch of a table whose game did not end."""
     if status in ("lobby", "playing"):
-        return ConflictError("a rematch follows a finished game: finish this one first")
-    return ConflictError(f"the table is {status}: its game did not end, so there is no "
-                         "rematch; create a new table in the lobby")
+        return ConflictError(_("a rematch follows a finished game: finish this one first"))
+    if status == "closed":
+        return ConflictError(_("the table is closed: its game did not end, so there is no "
+                               "rematch; create a new table in the lobby"))
+    return ConflictError(_("the table is abandoned: its game did not end, so there is no "
+                           "rematch; create a new table in the lobby"))
 
 
 class Rematches:

@@ -35,6 +35,7 @@ from noreturn.server.errors import (
     no_table,
 )
 from noreturn.server.games import utc
+from noreturn.text.lang import N_, _
 
 REVIEWS: Table = ReviewRow.__table__  # type: ignore[assignment]
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
@@ -42,8 +43,8 @@ CLAIM_SECONDS = 120.0
 """A ``pending`` review whose claim was not renewed for this long is taken over by the next
 process asked for it: its reviewer died or restarted (a live one renews its claim every
 ``reviewer.HEARTBEAT_SECONDS``). So after a restart a page waits at most this long."""
-PENDING = "the game is being reviewed: ask again in a few seconds"
-"""The detail of a 202 answer."""
+PENDING = N_("the game is being reviewed: ask again in a few seconds")
+"""The detail of a 202 answer (in English: ``_(PENDING)`` in the reader's language)."""
 
 
 class ReviewFailedError(ConflictError):
@@ -59,9 +60,9 @@ class ReviewsOffError(NotFoundError):
     stored."""
 
     def __init__(self, table_id: str) -> None:
-        super().__init__(f"this server reviews no games (started with --review-playouts 0): "
-                         f"download /api/tables/{table_id}/record and run `noreturn review` "
-                         "on it")
+        super().__init__(_("this server reviews no games (started with --review-playouts "
+                           "0): download {record} and run `noreturn review` on it").format(
+            record=f"/api/tables/{table_id}/record"))
 
 
 class ReviewerBusyError(ServiceError):
@@ -71,7 +72,8 @@ class ReviewerBusyError(ServiceError):
     code = "busy"
 
     def __init__(self) -> None:
-        super().__init__("the server is busy reviewing other games: ask again in a minute")
+        super().__init__(_("the server is busy reviewing other games: ask again in a "
+                           "minute"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,15 +184,19 @@ def review_answer(found: Found) -> dict[str, Any] | None:
     """
     if found.status != "finished":
         if found.status in ("lobby", "playing"):
-            raise ConflictError("the review is available once the game is over: it shows "
-                                "every hand", "not_over")
-        raise ConflictError(f"the table is {found.status}: its game was not played to the "
-                            "end, so there is no review", "not_over")
+            raise ConflictError(_("the review is available once the game is over: it "
+                                  "shows every hand"), "not_over")
+        if found.status == "closed":
+            raise ConflictError(_("the table is closed: its game was not played to the end, "
+                                  "so there is no review"), "not_over")
+        raise ConflictError(_("the table is abandoned: its game was not played to the end, "
+                              "so there is no review"), "not_over")
     if found.state == "done" and found.review is not None:
         return found.review
     if found.state == "failed":
-        raise ReviewFailedError(f"the review of this game failed ({found.error}): download "
-                                "the record and run `noreturn review` on it")
+        raise ReviewFailedError(_("the review of this game failed ({error}): download the "
+                                  "record and run `noreturn review` on it").format(
+            error=found.error))
     return None
 
 

@@ -54,6 +54,7 @@ from noreturn.server.games import (
 from noreturn.server.rebuild import dealt, rebuilt
 from noreturn.server.timing import deadline_after
 from noreturn.table import TUTORIAL_SEED, OnlineTable
+from noreturn.text.lang import _
 
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
@@ -174,7 +175,8 @@ class TableStore:
                                     "new_status": row.status, "at": row.updated_at,
                                     "due": row.bot_due})
         if changed.rowcount == 0:
-            raise ConflictError("the table was closed meanwhile: nothing changed", "closed")
+            raise ConflictError(_("the table was closed meanwhile: nothing changed"),
+                                "closed")
         write(SET_SEAT, {"the_id": row.id, "the_seat": seat.seat, "new_name": seat.name,
                          "new_joined": seat.joined})
 
@@ -385,12 +387,14 @@ class TableStore:
             closed or abandoned already).
         """
         if not TABLE_ID.fullmatch(table_id):
-            raise NotFoundError(f"no table {table_id[:40]!r}: check the link")
+            raise NotFoundError(_("no table {table}: check the link").format(
+                table=repr(table_id[:40])))
         with self.locked(table_id), self.sessions.begin() as session:
             found = session.execute(select(TABLES.c.status, TABLES.c.creator_hash).where(
                 TABLES.c.id == table_id)).first()
             if found is None:
-                raise NotFoundError(f"no table {table_id!r}: check the link")
+                raise NotFoundError(_("no table {table}: check the link").format(
+                    table=repr(table_id)))
             check_creator(found.creator_hash, token)
             if found.status in OVER:
                 raise ConflictError(over_message(found.status), "over")
@@ -398,7 +402,7 @@ class TableStore:
                 TABLES.c.id == table_id, TABLES.c.status.in_(OPEN)).values(
                 status="closed", updated_at=now(), bot_due=False))
             if changed.rowcount == 0:  # pragma: no cover - another process ended it now
-                raise ConflictError("the table's game ended meanwhile", "over")
+                raise ConflictError(_("the table's game ended meanwhile"), "over")
             self.games.forget(table_id)
 
     def abandon_idle(self, lobby_seconds: float, idle_seconds: float) -> list[str]:

@@ -87,8 +87,8 @@ class Turns:
         with self.store.locked(table_id):
             known, game = self.store.to_act_on(table_id, job.version)
             if known.status != "playing" or game is None or game.version != job.version:
-                raise ConflictError("the game moved on before the timed-out turn was played",
-                                    "stale")
+                raise ConflictError(_("the game moved on before the timed-out turn was "
+                                      "played"), "stale")
             with self.store.changing(table_id):
                 try:
                     game.play_for(action, job.level)

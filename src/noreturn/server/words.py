@@ -6,6 +6,10 @@ sends the catalog that script looks them up in: the compiled German catalog of
 phrase: ``{singular: [one, many]}``). English needs none: its words are the keys. The
 language is the one asked for (``?lang=de``: the page's switch), else the one the
 browser's ``Accept-Language`` prefers, else English.
+
+The same choice decides the language of every HTTP answer's words (``ReaderLanguage``): an
+error's ``detail`` reads in it. The pages' ``api()`` sends the page's language as
+``Accept-Language``, so the switch decides there too.
 """
 
 from __future__ import annotations
@@ -16,8 +20,17 @@ from typing import Any
 from babel.messages.mofile import read_mo
 from fastapi import APIRouter, Header, Query
 from fastapi.responses import JSONResponse
+from starlette.datastructures import Headers, QueryParams
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from noreturn.text.lang import DEFAULT, DOMAIN, LANGUAGES, LOCALE_DIR, from_accept_language
+from noreturn.text.lang import (
+    DEFAULT,
+    DOMAIN,
+    LANGUAGES,
+    LOCALE_DIR,
+    from_accept_language,
+    speaking,
+)
 
 
 @cache
@@ -45,6 +58,24 @@ def chosen(asked: str | None, accept_language: str | None) -> str:
     return from_accept_language(accept_language)
 
 
+class ReaderLanguage:
+    """ASGI middleware: an HTTP request is answered in its reader's language (``chosen``
+    from its ``lang`` query and its ``Accept-Language``), so the words written for it, an
+    error's above all, read in that language; the service's worker threads inherit it (the
+    context is copied into them). A WebSocket's language is its hello's (channel.py)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        asked = QueryParams(scope.get("query_string", b"")).get("lang")
+        with speaking(chosen(asked, Headers(scope=scope).get("accept-language"))):
+            await self.app(scope, receive, send)
+
+
 def words_routes() -> APIRouter:
     """The one route of the browser's catalog."""
     router = APIRouter(prefix="/api")
@@ -67,4 +98,4 @@ def words_routes() -> APIRouter:
     return router
 
 
-__all__ = ["chosen", "messages", "words_routes"]
+__all__ = ["ReaderLanguage", "chosen", "messages", "words_routes"]

@@ -1,6 +1,6 @@
 // HTTP calls to the server's JSON API, with errors turned into readable messages.
 
-import { _ } from "./i18n.js";
+import { _, lang } from "./i18n.js";
 
 /** A readable line from an error body: `{"detail": "..."}` or FastAPI's 422 list. */
 export function detailText(data, fallback) {
@@ -13,13 +13,16 @@ export function detailText(data, fallback) {
   return fallback;
 }
 
-/** Call the API; resolves to the JSON answer, rejects with an Error saying what is wrong. */
+/** Call the API; resolves to the JSON answer, rejects with an Error saying what is wrong
+ * (the server writes it in the page's language, sent as Accept-Language). */
 export async function api(method, path, body) {
   let res;
   try {
     res = await fetch(path, {
       method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
+      headers: body === undefined
+        ? { "accept-language": lang }
+        : { "accept-language": lang, "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (exc) {

@@ -91,7 +91,7 @@ async function loadReview(id) {
   let res = null;
   let body = null;
   try {
-    res = await fetch(`/api/tables/${id}/review`);
+    res = await fetch(`/api/tables/${id}/review`, { headers: { "accept-language": lang } });
     body = await res.json().catch(() => null);
   } catch (exc) {
     status.textContent = _("The review could not be fetched ({error}); reload the page to try again.", { error: exc.message });

@@ -61,6 +61,12 @@ def test_each_connection_reads_the_game_in_its_own_language(db_url: str) -> None
                 for lang, answer in replays.items()}
         assert "Spielende: " in told["de"] and "game over: " in told["en"]
         assert client.get(f"/api/tables/{table_id}/replay?lang=fr").status_code == 422
+        # without ?lang the browser's Accept-Language decides, else English
+        by_header = client.get(f"/api/tables/{table_id}/replay",
+                               headers={"accept-language": "de-DE,de;q=0.9"}).json()
+        assert "Spielende: " in " ".join(step["log"] for step in by_header["steps"])
+        plain = client.get(f"/api/tables/{table_id}/replay").json()
+        assert "game over: " in " ".join(step["log"] for step in plain["steps"])
 
 
 def test_an_illegal_move_is_refused_in_the_readers_language(db_url: str) -> None:

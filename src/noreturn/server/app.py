@@ -83,7 +83,7 @@ from noreturn.server.tutorial import router as tutorial_routes
 from noreturn.server.words import ReaderLanguage, words_routes
 from noreturn.server.workers import run
 from noreturn.server.wsguard import SocketGuard, quiet_invalid_utf8
-from noreturn.text.lang import _, speaking
+from noreturn.text.lang import _
 
 STATIC = Path(__file__).with_name("static")
 MESSAGE_LIMITS = MessageLimits()
@@ -351,11 +351,14 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
 
     @router.get("/tables/{table_id}/replay", response_model=Replay, tags=["games"],
                 responses={404: ERRORS[404], 409: ERRORS[409]})
-    async def replay(table_id: str, lang: Literal["en", "de"] = Query(
-            default="en", description="the language of the turn log")) -> dict[str, Any]:
-        """The finished game turn by turn with public views; 409 while it is not over."""
-        with speaking(lang):  # the worker thread inherits the reader's language
-            return await run(service.replay, table_id)
+    async def replay(table_id: str, lang: Literal["en", "de"] | None = Query(
+            default=None, description="the language of the turn log (left out: the "
+            "browser's Accept-Language, else English)")) -> dict[str, Any]:
+        """The finished game turn by turn with public views; 409 while it is not over.
+        Its words are in the reader's language (``lang``, else ``Accept-Language``),
+        which ``ReaderLanguage`` has put in force; the worker thread inherits it."""
+        del lang  # checked here (an unknown language is a 422), applied by ReaderLanguage
+        return await run(service.replay, table_id)
 
     router.include_router(people_routes(service, hub, bots))
     return router

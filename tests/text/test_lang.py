@@ -137,3 +137,34 @@ def test_a_refusal_names_the_colour_in_german() -> None:
     refused = Refusal("empty_row", "you have no {colour} row to score", {"colour": "green"})
     with speaking("de"):
         assert refusal_text(refused) == "du hast keine Reihe Grün zum Werten"
+
+
+SHOWN = re.compile(r'''(?:\btext|"aria-label"|\btitle|\bplaceholder|\blabel)\s*:\s*'''
+                   r'''(?:[^,{}]*\?\s*)?(["`])([^"`]*)\1''')
+"""A literal a browser page shows (an element's text, an aria-label, a title, a
+placeholder, a move's label), possibly after a ``cond ?``: it must go through ``_()``."""
+
+
+def untranslated_literals(source: str) -> list[str]:
+    """The sentences ``source`` shows as bare literals (two words or more: a class name or
+    an action code such as ``"pass"`` is one word)."""
+    return [m.group(2) for m in SHOWN.finditer(source)
+            if re.search(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}", m.group(2))]
+
+
+def test_the_untranslated_literal_finder_finds_them() -> None:
+    assert untranslated_literals('h("li", { text: "No tables yet: create one." })') == [
+        "No tables yet: create one."]
+    assert untranslated_literals('{ text: turn ? "Tap tiles to select." : "" }') == [
+        "Tap tiles to select."]
+    assert untranslated_literals('h("b", { "aria-label": "Dismiss this" })') == ["Dismiss this"]
+    assert untranslated_literals('{ text: _("Seat {n}", { n }), kind: "pass" }') == []
+    assert untranslated_literals('h("span", { class: "badge st-lobby" })') == []
+
+
+def test_every_sentence_the_pages_show_is_translated() -> None:
+    """A sentence written as a bare literal in a page's script would read in English on a
+    German page, and the catalog test above cannot see it (it is not extracted)."""
+    found = {path.name: untranslated_literals(path.read_text(encoding="utf-8"))
+             for path in sorted((PACKAGE / "server" / "static").glob("*.js"))}
+    assert {name: words for name, words in found.items() if words} == {}

@@ -26,7 +26,7 @@ let seats = [
 
 function showError(text) {
   const item = h("div", { class: "error" }, h("span", { class: "error-text", text }),
-    h("button", { type: "button", class: "dismiss", "aria-label": "Dismiss this message",
+    h("button", { type: "button", class: "dismiss", "aria-label": _("Dismiss this message"),
       onclick: () => item.remove() }, "×"));
   $("errors").replaceChildren(item);
 }
@@ -52,7 +52,7 @@ function renderSeats() {
       ...LEVELS.map(([v, label]) => h("option", { value: v, selected: s.level === v }, _(label))));
     const remove = h("button", { type: "button", class: "icon", disabled: seats.length <= 2,
       "aria-label": _("Remove seat {n}", { n: i + 1 }), onclick: () => { seats.splice(i, 1); renderSeats(); } }, "✕");
-    return h("li", { class: "seat-line" }, h("span", { class: "seat-no", text: `Seat ${i + 1}` }),
+    return h("li", { class: "seat-line" }, h("span", { class: "seat-no", text: _("Seat {n}", { n: i + 1 }) }),
       kind, detail, remove);
   }));
   $("add-seat").disabled = seats.length >= 4;
@@ -136,7 +136,7 @@ function showCreated(entry) {
   box.hidden = false;
   box.replaceChildren(
     h("h3", {}, _("Table") + " ", h("code", { text: entry.id }), " " + _("is ready")),
-    h("p", { class: "muted", text: "Send each person their own seat link (it holds a secret token: whoever has it plays that seat). It is shown only now, and kept in this browser under “Your tables”." }),
+    h("p", { class: "muted", text: _("Send each person their own seat link (it holds a secret token: whoever has it plays that seat). It is shown only now, and kept in this browser under “Your tables”.") }),
     h("ul", { class: "links" },
       ...entry.links.map((l, i) => linkLine(_("Seat {n} · {name}", { n: l.seat + 1, name: l.name }), l.link, i === 0)),
       linkLine(_("Spectators"), entry.spectator_link, false)));
@@ -187,13 +187,13 @@ async function loadTables() {
   try {
     tablesCache = await api("GET", "/api/tables");
   } catch (exc) {
-    $("tables").replaceChildren(h("li", { class: "muted", text: `Could not load the tables: ${exc.message}` }));
+    $("tables").replaceChildren(h("li", { class: "muted", text: _("Could not load the tables: {reason}", { reason: exc.message }) }));
     return;
   }
   const mine = new Map(myTables().map((t) => [t.id, t]));
   const list = $("tables");
   if (!tablesCache.length) {
-    list.replaceChildren(h("li", { class: "muted", text: "No tables yet: create one above." }));
+    list.replaceChildren(h("li", { class: "muted", text: _("No tables yet: create one above.") }));
   } else {
     list.replaceChildren(...tablesCache.map((t) => tableItem(t, mine.get(t.id))));
   }

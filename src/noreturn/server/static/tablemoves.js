@@ -171,7 +171,7 @@ export function renderActions() {
   const sel = selectedCodes();
   $("feedback").replaceChildren(sel.length
     ? h("span", {}, _("Selected {n}: ", { n: sel.length }), richText(sel.join(" ")), _(" (sum {sum})", { sum: valueSum(sel) }))
-    : h("span", { class: "muted", text: turn ? "Tap tiles in your hand to select them." : "" }));
+    : h("span", { class: "muted", text: turn ? _("Tap tiles in your hand to select them.") : "" }));
   $("declare").hidden = !legal.has("declare");
   $("declare").disabled = !turn || S.pending;
   $("undo").hidden = !S.st.can_undo;

@@ -5,6 +5,7 @@
 // turn, which hand is shown, which tiles are selected), the error box, the focus kept
 // across a redraw and the confirmation dialog live here, so every module uses one copy.
 
+import { _ } from "./i18n.js";
 import { h, handOrder } from "./tiles.js";
 
 export const $ = (id) => document.getElementById(id);
@@ -42,7 +43,7 @@ export function showError(text, code = null, link = null, kind = "") {
   const item = h("div", { class: "error", dataset: { code: code || "", kind } },
     h("span", { class: "error-text" }, code ? h("b", { text: `${code}: ` }) : null, text),
     link ? h("a", { class: "button", href: link.href, text: link.text }) : null,
-    h("button", { type: "button", class: "dismiss", "aria-label": "Dismiss this message",
+    h("button", { type: "button", class: "dismiss", "aria-label": _("Dismiss this message"),
       onclick: () => item.remove() }, "×"));
   box.replaceChildren(item);
 }

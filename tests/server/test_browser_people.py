@@ -162,7 +162,7 @@ def test_a_rematch_keeps_the_seats_and_every_link_reaches_it(
     """Ada on a phone, Bo at a desktop, both on their finished table's page: Ada asks for
     the rematch and lands on it by her old link's token; Bo's page offers "Play the
     rematch" by itself, which seats him there; Bo starts it. A spectator of the old table
-    is offered to watch it."""
+    is offered to watch it, and so is anyone from the old table's line in the lobby."""
     table_id, tokens = finished_between(server, ["Ada", "Bo"], [None, None])
     base = server.base
     ada, ada_errors = new_page(browser, **PHONE)
@@ -203,7 +203,12 @@ def test_a_rematch_keeps_the_seats_and_every_link_reaches_it(
     again = ada.request.post(f"{base}/api/tables/{table_id}/rematch",
                              data={"token": tokens[1]}).json()
     assert again["id"] == new_id  # asking twice: the same rematch
-    assert ada_errors == bo_errors == watcher_errors == []
+    lobby, lobby_errors = new_page(browser, **PHONE)
+    lobby.goto(base + "/")  # the old table's line in the lobby leads to its rematch
+    pointer = lobby.locator(f"li[data-id='{table_id}'] a[data-rematch]")
+    sync_api.expect(pointer).to_have_text("Watch the rematch")
+    assert pointer.get_attribute("href") == f"/watch/{new_id}"
+    assert ada_errors == bo_errors == watcher_errors == lobby_errors == []
 
 
 def test_join_and_start_send_the_key(server: ServerThread, browser: Any) -> None:  # noqa: F811

@@ -165,6 +165,9 @@ function tableItem(t, mine) {
     actions.push(h("a", { class: "button", href: `/replay/${id}` }, _("Replay")));
     actions.push(h("a", { class: "button", href: `/api/tables/${id}/record`, download: `noreturn-${t.id}.json` }, _("Record")));
   }
+  if (t.rematch) { // a finished game played again: its table is one click away
+    actions.push(h("a", { class: "button", href: `/watch/${encodeURIComponent(t.rematch)}`, dataset: { rematch: t.rematch } }, _("Watch the rematch")));
+  }
   if (mine && !OVER.has(t.status)) {
     for (const l of mine.links) actions.push(h("a", { class: "button primary", href: l.link }, _("Play as {name}", { name: l.name })));
   }

@@ -297,6 +297,9 @@ def test_a_phone_at_a_table_of_three_has_timer_chat_and_alerts(
     phone = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True}
     page, errors = new_page(browser, **phone)
     page.goto(base + "/")
+    offered = page.locator("#turn-seconds option")  # the server's own list, its 2 s too
+    sync_api.expect(offered).to_have_count(len(TURN_TIMES) + 2)
+    assert offered.nth(1).get_attribute("value") == "2"
     page.select_option("#turn-seconds", "3600")
     page.select_option("#timeout-level", "easy")
     assert overflow(page) == 0 and small_targets(page) == []

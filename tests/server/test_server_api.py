@@ -198,7 +198,7 @@ def test_openapi_schema_is_valid_and_lists_the_api(client: TestClient) -> None:
         "/api/tables/{table_id}/record", "/api/tables/{table_id}/replay",
         "/api/tables/{table_id}/close", "/api/tables/{table_id}/review", "/api/i18n",
         "/api/tables/{table_id}/rematch", "/api/me", "/api/leaderboard",
-        "/api/tutorial",
+        "/api/tutorial", "/api/turn-times",
     }
     assert set(paths["/api/tables"]) == {"get", "post"}
     assert "201" in paths["/api/tables"]["post"]["responses"]

@@ -25,6 +25,7 @@ from noreturn.server.service import (
     TableService,
     hash_token,
 )
+from noreturn.server.timing import TURN_TIMES
 
 SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 ADA_AND_A_BOT = [SeatIn(kind="human", name="Ada"), SeatIn(kind="bot", level="greedy")]
@@ -81,6 +82,15 @@ def test_a_timer_must_be_one_the_server_offers(db_url: str) -> None:
     assert service.list_tables()[0]["timer"] == table["timer"]
     assert service.create(CreateTable(seats=ADA_AND_A_BOT))["table"]["timer"] is None
     engine.dispose()
+
+
+def test_the_server_lists_the_timers_it_offers(db_url: str) -> None:
+    """``GET /api/turn-times``: what ``turn_seconds`` may be here, its own extra ones
+    included, shortest first (the lobby offers exactly these)."""
+    with TestClient(create_app(db_url)) as client:
+        assert client.get("/api/turn-times").json() == {"turn_times": list(TURN_TIMES)}
+    with TestClient(create_app(db_url, turn_times=(*TURN_TIMES, 5))) as client:
+        assert client.get("/api/turn-times").json() == {"turn_times": [5, *TURN_TIMES]}
 
 
 def test_the_deadline_runs_on_a_persons_turn_only(db_url: str) -> None:

@@ -291,6 +291,14 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
             bots.kick(created["table"]["id"])
         return created
 
+    @router.get("/turn-times", tags=["tables"], responses={200: {
+        "description": "the turn timers this server offers, in seconds, shortest first",
+        "content": {"application/json": {"example": {"turn_times": [30, 60, 3600]}}}}})
+    async def turn_times() -> dict[str, list[int]]:
+        """The turn timers a new table may choose (``turn_seconds``): the lobby offers
+        these, so an operator's own (``serve --extra-turn-seconds``) appear there too."""
+        return {"turn_times": sorted(service.turn_times)}
+
     @router.get("/tables", response_model=list[Table], tags=["tables"])
     async def list_tables(
         limit: int = Query(50, ge=1, le=200, description="at most this many tables"),

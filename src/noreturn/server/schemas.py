@@ -82,8 +82,9 @@ class CreateTable(_Strict):
         default=None, description="the size parameters; players is the number of seats")
     turn_seconds: int | None = Field(
         default=None, ge=1, le=MAX_TURN_SECONDS, strict=True,
-        description="the turn timer: seconds a person has per turn, one of 30, 60, 120, "
-                    "300, 3600, 14400, 43200, 86400, 259200; left out: no timer")
+        description="the turn timer: seconds a person has per turn, one of those GET "
+                    "/api/turn-times lists (by default 30, 60, 120, 300, 3600, 14400, "
+                    "43200, 86400, 259200); left out: no timer")
     timeout_level: str | None = Field(
         default=None, max_length=64,
         description="the bot that plays a person's turn when their time runs out "

@@ -5,11 +5,11 @@
 // bot of the chosen level plays that one turn for them (the log says so). Minutes suit a
 // game played at once; hours per move suit a slow table played over days.
 
+import { api } from "./api.js";
 import { _ } from "./i18n.js";
 import { formatTurn } from "./timer.js";
 
 const $ = (id) => document.getElementById(id);
-const TIMES = [30, 60, 120, 300, 3600, 4 * 3600, 12 * 3600, 24 * 3600, 72 * 3600];
 const LEVELS = ["easy", "medium", "hard"];
 
 function option(value, text, selected = false) {
@@ -20,15 +20,22 @@ function option(value, text, selected = false) {
   return el;
 }
 
-/** Fill the timer's two selects (in the create form). */
-export function setupTimerChoice() {
+/** Fill the timer's two selects (in the create form) with the times this server offers
+ * (GET /api/turn-times: one list, the server's; unreachable, only "no timer"). */
+export async function setupTimerChoice() {
   const box = $("timer-choice");
   if (!box) return;
   $("turn-seconds-label").textContent = _("Turn timer");
   $("timeout-level-label").textContent = _("When time runs out, this bot plays the turn");
   $("timer-help").textContent = _("Without a timer a table waits for each player as long as it takes. With one, a player who runs out of time has that turn played by a bot; slow tables give hours per move.");
   const times = $("turn-seconds");
-  times.replaceChildren(option("", _("no timer"), true), ...TIMES.map((s) => option(String(s),
+  let offered = []; // the server unreachable: only "no timer", and the form still works
+  try {
+    offered = (await api("GET", "/api/turn-times")).turn_times;
+  } catch {
+    // nothing to add: a table without a timer can still be made
+  }
+  times.replaceChildren(option("", _("no timer"), true), ...offered.map((s) => option(String(s),
     s < 3600 ? _("{time} per turn", { time: formatTurn(s) })
       : _("{time} per move (slow table)", { time: formatTurn(s) }))));
   $("timeout-level").replaceChildren(...LEVELS.map((l) => option(l, l, l === "medium")));

@@ -238,3 +238,29 @@ def test_a_hint_answered_after_the_game_moved_on_teaches_nothing(
     result = page.evaluate(STALE_HINT)
     assert result == {"asked": ["hint", "hint"], "stale": None, "fresh": "mulligan"}
     assert errors == []
+
+
+def test_your_tables_shows_a_tutorial_the_public_list_leaves_out(
+        server: ServerThread, browser: Any) -> None:  # noqa: F811
+    """A guided game is not in the lobby's public list, yet the lobby's "Your tables" knows
+    its status by asking for it: "Play as You" while it goes on, none once it is closed."""
+    page, errors = new_page(browser, **PHONE)
+    made = page.request.post(f"{server.base}/api/tutorial", data={}).json()
+    table_id, seat = made["table"]["id"], made["seat_links"][0]
+    page.goto(server.base + "/")
+    page.evaluate("""entry => localStorage.setItem("noreturn.tables", JSON.stringify([entry]))""",
+                  {"id": table_id, "created_at": made["table"]["created_at"], "seats": [],
+                   "links": [{"seat": seat["seat"], "name": seat["name"], "link": seat["link"]}],
+                   "spectator_link": made["spectator_link"]})
+    page.reload()
+    mine = page.locator("#mine li")
+    sync_api.expect(mine.locator(".badge")).to_have_attribute("class", re.compile("st-playing"))
+    sync_api.expect(mine.get_by_role("link", name="Play as You")).to_be_visible()
+    assert page.locator(f"#tables li[data-id='{table_id}']").count() == 0  # not listed
+    closed = page.request.post(f"{server.base}/api/tables/{table_id}/close",
+                               data={"token": made["creator_token"]})
+    assert closed.ok, closed.text()
+    page.reload()
+    sync_api.expect(mine.locator(".badge")).to_have_attribute("class", re.compile("st-closed"))
+    sync_api.expect(mine.get_by_role("link", name="Play as You")).to_have_count(0)
+    assert errors == []

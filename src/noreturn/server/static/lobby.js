@@ -193,6 +193,7 @@ async function loadTables() {
     $("tables").replaceChildren(h("li", { class: "muted", text: _("Could not load the tables: {reason}", { reason: exc.message }) }));
     return;
   }
+  await lookUpUnlisted();
   const mine = new Map(myTables().map((t) => [t.id, t]));
   const list = $("tables");
   if (!tablesCache.length) {
@@ -203,10 +204,26 @@ async function loadTables() {
   renderMine();
 }
 
+// The status of this browser's tables that the public list leaves out (a guided first game,
+// or one older than the list's newest 50), asked for one by one; a finished one never again.
+const unlisted = new Map();
+
+async function lookUpUnlisted() {
+  const listed = new Set(tablesCache.map((t) => t.id));
+  const asked = myTables().filter((m) => !listed.has(m.id) && !OVER.has(unlisted.get(m.id)));
+  await Promise.all(asked.map(async (m) => {
+    try {
+      unlisted.set(m.id, (await api("GET", `/api/tables/${encodeURIComponent(m.id)}`)).status);
+    } catch {
+      // gone or out of reach: no badge, as before
+    }
+  }));
+}
+
 function renderMine() {
   const mine = myTables();
   $("mine-box").hidden = !mine.length;
-  const status = new Map(tablesCache.map((t) => [t.id, t.status]));
+  const status = new Map([...unlisted, ...tablesCache.map((t) => [t.id, t.status])]);
   $("mine").replaceChildren(...mine.map((m) => h("li", { class: "table-item" },
     h("div", { class: "table-line" }, h("code", { text: m.id }),
       status.has(m.id) ? h("span", { class: `badge st-${status.get(m.id)}`, text: statusText(status.get(m.id)) }) : null),

@@ -254,6 +254,57 @@ def test_payments_keep_power_when_asked() -> None:
     assert sum(plan.VALUE[t] for t in plan.payment(hand, 9, 1.0)) >= 9
 
 
+def _brute_force_cost(hand: list[int], due: int, keep_power: float) -> tuple[float, int]:
+    """The least cost of a one-colour payment of ``due``, over every subset of the hand."""
+    sums: dict[int, int] = {}
+    for tile in hand:
+        sums[plan.COLOUR[tile]] = sums.get(plan.COLOUR[tile], 0) + plan.VALUE[tile]
+    costs = []
+    for mask in range(1, 1 << len(hand)):
+        chosen = [hand[i] for i in range(len(hand)) if mask >> i & 1]
+        colours = {plan.COLOUR[t] for t in chosen}
+        paid = sum(plan.VALUE[t] for t in chosen)
+        if len(colours) != 1 or paid < due:
+            continue
+        colour = colours.pop()
+        others = max((v for c, v in sums.items() if c != colour), default=0)
+        costs.append((paid - due - keep_power * max(others, sums[colour] - paid), len(chosen)))
+    return min(costs)
+
+
+def test_a_payment_is_the_cheapest_by_the_plans_cost_over_every_subset() -> None:
+    """``payment`` finds each colour's least covering sum with bitsets (``least_cover``)
+    instead of trying every subset: on random hands it must cost exactly what the best
+    subset costs, be of one colour and cover the due."""
+    tiles = Rules(players=2).all_tiles()
+    rng = Random(5)
+    checked = 0
+    for _ in range(1500):
+        hand = rng.sample(tiles, rng.randint(1, 8))
+        due = rng.randint(1, 30)
+        keep = rng.choice([0.0, 0.3, 0.6, 1.0])
+        pay = plan.payment(hand, due, keep)
+        if not pay:
+            assert all(v < due for v in plan.colour_sums(hand).values())
+            continue
+        checked += 1
+        colour = plan.COLOUR[pay[0]]
+        assert {plan.COLOUR[t] for t in pay} == {colour}
+        paid = sum(plan.VALUE[t] for t in pay)
+        sums = plan.colour_sums(hand)
+        others = max((v for c, v in sums.items() if c != colour), default=0)
+        cost = (paid - due - keep * max(others, sums[colour] - paid), len(pay))
+        assert cost == _brute_force_cost(hand, due, keep), (hand, due, keep, pay)
+    assert checked > 500
+
+
+def test_least_cover_finds_the_smallest_covering_sum_and_its_fewest_tiles() -> None:
+    assert plan.least_cover([8, 2, 9], 8) == (8, 1)
+    assert plan.least_cover([5, 4, 3], 7) == (7, 2)
+    assert plan.least_cover([5, 4, 3, 1], 6) == (6, 2)  # 5+1: two tiles, no single one
+    assert plan.least_cover([2, 2], 5) == (0, 0)  # even all fall short
+
+
 def test_the_tuning_script_runs_and_prints_the_constants(capsys: pytest.CaptureFixture[str]
                                                           ) -> None:
     import importlib.util  # noqa: PLC0415

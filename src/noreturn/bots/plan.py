@@ -291,38 +291,70 @@ def best_score(hand: list[int], rows: list[list[int]]) -> tuple[int, int, int] |
     return best
 
 
+def least_cover(values: list[int], due: int) -> tuple[int, int]:
+    """The least sum of some of ``values`` that covers ``due``, and the fewest values that
+    make it: ``(paid, count)``, or ``(0, 0)`` when even all of them fall short.
+
+    Bitsets of the sums reachable with exactly k values (a 0/1 knapsack): the payment of
+    every scoring turn of every playout asks this, so it costs a few shifts, not a loop
+    over every subset."""
+    reach = [1] + [0] * len(values)
+    for used, value in enumerate(values):
+        for count in range(used + 1, 0, -1):
+            reach[count] |= reach[count - 1] << value
+    best = (0, 0)
+    for count in range(1, len(values) + 1):
+        above = reach[count] >> due
+        if above:
+            paid = due + (above & -above).bit_length() - 1
+            if best == (0, 0) or paid < best[0]:
+                best = (paid, count)
+    return best
+
+
 def payment(hand: list[int], due: int, keep_power: float, dump_max: int = 0) -> tuple[
         int, ...]:
     """Tiles of one colour that pay ``due``: the least overpay, less ``keep_power`` times
     the paying power the hand keeps for the next turn; then the fewest tiles. The tiles of
-    that colour up to ``dump_max`` that the payment leaves are added to it (see Params)."""
+    that colour up to ``dump_max`` that the payment leaves are added to it (see Params).
+
+    The cost grows with the sum paid, so each colour's best is its least covering sum
+    (``least_cover``); the colours are compared by it, the first in the hand's order on a
+    tie."""
     sums = colour_sums(hand)
-    best: tuple[tuple[float, int], list[int], int] | None = None
+    best: tuple[tuple[float, int], int, int] | None = None
     for colour, total in sums.items():
         if not covers(total, due):
             continue
-        tiles = [t for t in hand if COLOUR[t] == colour]
+        paid, count = least_cover([VALUE[t] for t in hand if COLOUR[t] == colour], due)
         others = max((v for c, v in sums.items() if c != colour), default=0)
-        paid_by = [0] * (1 << len(tiles))  # each subset's sum, from the subset less its
-        for mask in range(1, 1 << len(tiles)):  # lowest tile: this runs in every playout
-            low = mask & -mask
-            paid = paid_by[mask] = paid_by[mask ^ low] + VALUE[tiles[low.bit_length() - 1]]
-            if not covers(paid, due):
-                continue
-            cost = (paid - due - keep_power * max(others, total - paid), mask.bit_count())
-            if best is None or cost < best[0]:
-                best = (cost, tiles, mask)
+        cost = (paid - due - keep_power * max(others, total - paid), count)
+        if best is None or cost < best[0]:
+            best = (cost, colour, paid)
     if best is None:
         return ()
-    _, tiles, mask = best
-    chosen = tuple(tiles[i] for i in range(len(tiles)) if mask >> i & 1)
-    if dump_max and chosen:
-        colour = COLOUR[chosen[0]]
-        rest = list(hand)
-        for tile in chosen:
-            rest.remove(tile)
-        chosen += tuple(t for t in rest if COLOUR[t] == colour and VALUE[t] <= dump_max)
-    return chosen
+    (_, count), colour, paid = best
+    tiles = [t for t in hand if COLOUR[t] == colour]
+    if all(VALUE[t] <= dump_max for t in tiles):
+        return tuple(tiles)  # the whole colour goes, whichever tiles cover the due
+    chosen = _first_cover(tiles, paid, count)
+    rest = list(tiles)
+    for tile in chosen:
+        rest.remove(tile)
+    return chosen + tuple(t for t in rest if VALUE[t] <= dump_max)
+
+
+def _first_cover(tiles: list[int], paid: int, count: int) -> tuple[int, ...]:
+    """The first subset of ``tiles`` (in the order of their bit masks) whose values sum to
+    the least cover ``paid`` with ``count`` tiles: which tiles pay, when not all of the
+    colour goes."""
+    for mask in range(1, 1 << len(tiles)):
+        if mask.bit_count() != count:
+            continue
+        chosen = tuple(tiles[i] for i in range(len(tiles)) if mask >> i & 1)
+        if tiles_value(chosen) == paid:
+            return chosen
+    raise AssertionError(f"no subset of {tiles} sums to {paid} with {count} tiles")
 
 
 def exchange_tiles(state: GameState, p: Params) -> tuple[int, ...]:

@@ -201,12 +201,13 @@ def should_declare(state: GameState, p: Params, left: float | None = None) -> bo
     time. Far ahead there is no race, and the plan builds on for its own score. (The lead
     is looked at only when a margin is reached: this runs in every playout.)"""
     seat = state.to_move
-    power = max(colour_sums(state.hands[seat]).values(), default=0)
-    needed = scoring_turns(state.rows[seat], power, p.typical)
-    if needed == 0:
-        return False
+    rows = state.rows[seat]
     left = turns_left(state, p) if left is None else left
-    if needed < left - max(p.margin, p.safe_margin):
+    if 2 * sum(map(len, rows)) < left - max(p.margin, p.safe_margin):
+        return False  # each scoring turn takes a tile, or two turns one: far from the switch
+    power = max(colour_sums(state.hands[seat]).values(), default=0)
+    needed = scoring_turns(rows, power, p.typical)
+    if needed == 0 or needed < left - max(p.margin, p.safe_margin):
         return False
     margin = p.safe_margin if lead(state) >= p.safe_lead else p.margin
     return needed >= left - margin
@@ -283,6 +284,8 @@ def best_score(hand: list[int], rows: list[list[int]]) -> tuple[int, int, int] |
     power = max(colour_sums(hand).values(), default=0)
     best: tuple[int, int, int] | None = None
     for colour, row in enumerate(rows):
+        if not row or not covers(power, row[-1]):
+            continue  # its smallest tail is already too dear
         for count, due in enumerate(row_dues(row), 1):
             if not covers(power, due):
                 break
@@ -322,26 +325,31 @@ def payment(hand: list[int], due: int, keep_power: float, dump_max: int = 0) -> 
     (``least_cover``); the colours are compared by it, the first in the hand's order on a
     tie."""
     sums = colour_sums(hand)
-    best: tuple[tuple[float, int], int, int] | None = None
-    for colour, total in sums.items():
-        if not covers(total, due):
-            continue
-        paid, count = least_cover([VALUE[t] for t in hand if COLOUR[t] == colour], due)
-        others = max((v for c, v in sums.items() if c != colour), default=0)
-        cost = (paid - due - keep_power * max(others, total - paid), count)
-        if best is None or cost < best[0]:
-            best = (cost, colour, paid)
-    if best is None:
+    paying = [colour for colour, total in sums.items() if covers(total, due)]
+    if not paying:
         return ()
-    (_, count), colour, paid = best
+    colour = paying[0]
+    if len(paying) > 1:  # (with one colour that covers, there is nothing to compare)
+        colour = min(paying, key=lambda c: _pay_cost(hand, sums, c, due, keep_power))
     tiles = [t for t in hand if COLOUR[t] == colour]
     if all(VALUE[t] <= dump_max for t in tiles):
         return tuple(tiles)  # the whole colour goes, whichever tiles cover the due
+    paid, count = least_cover([VALUE[t] for t in tiles], due)
     chosen = _first_cover(tiles, paid, count)
     rest = list(tiles)
     for tile in chosen:
         rest.remove(tile)
     return chosen + tuple(t for t in rest if VALUE[t] <= dump_max)
+
+
+def _pay_cost(hand: list[int], sums: dict[int, int], colour: int, due: int,
+              keep_power: float) -> tuple[float, int]:
+    """What paying ``due`` with ``colour`` costs the plan (see ``payment``): the overpay
+    of its least covering sum, less ``keep_power`` times the power left, then the tiles."""
+    paid, count = least_cover([VALUE[t] for t in hand if COLOUR[t] == colour], due)
+    total = sums[colour]
+    others = max((v for c, v in sums.items() if c != colour), default=0)
+    return (paid - due - keep_power * max(others, total - paid), count)
 
 
 def _first_cover(tiles: list[int], paid: int, count: int) -> tuple[int, ...]:

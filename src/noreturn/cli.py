@@ -60,6 +60,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # a docstring paragraph flows as one: reads right at 80 columns
 )
 
 

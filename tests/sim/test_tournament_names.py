@@ -136,3 +136,14 @@ def test_tournament_help_says_how_seats_are_filled_and_why_a_spec_only_once() ->
     assert "the first named gets two seats" in text
     assert "The same spec twice is refused, since results are counted per spec" in text
     assert "name=NAME" in text
+
+
+def test_help_paragraphs_flow_at_80_columns() -> None:
+    """A docstring paragraph is one paragraph on screen: its source line breaks would cut
+    lines short and leave a word alone on a line (``--bots`` did) at 80 columns."""
+    result = CliRunner().invoke(app, ["tournament", "--help"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    lines = [line.strip() for line in result.output.splitlines()]
+    assert "--bots" not in lines
+    assert any(line.startswith("--bots cycles over the seats") for line in lines)
+    assert max(len(line) for line in result.output.splitlines()) <= 80

@@ -30,6 +30,7 @@ import numpy as np
 
 from noreturn.bots import Deck, plan
 from noreturn.bots.search import reward
+from noreturn.bots.switch import both_lines
 from noreturn.engine import (
     DECLARE,
     PLAY,
@@ -39,8 +40,6 @@ from noreturn.engine import (
     Rules,
     colour_sums,
     legal_actions,
-    playout,
-    sample_world,
     tiles_value,
     to_action,
     view,
@@ -64,36 +63,36 @@ def features(state: GameState) -> dict[str, float] | None:
     if state.stage != PLAY or state.phases[seat] != 1 or not any(state.rows[seat]):
         return None
     p = plan.params_for(n)
-    rows = state.rows[seat]
-    left = plan.turns_left(state, p)
-    power = max(colour_sums(state.hands[seat]).values(), default=0)
-    gap = plan.scoring_turns(rows, power, p.typical) - left
-    if gap < -(p.margin + WINDOW):
+    needed, left = plan.needed_and_left(state)
+    if needed - left < -(p.margin + WINDOW):
         return None
     worth, _ = plan.best_place(state, p, left)
-    return {"gap": gap, "left": left, "power": power, "lead": plan.lead(state),
-            "row_value": sum(tiles_value(r) for r in rows), "place_worth": worth,
+    return {"gap": needed - left, "left": left,
+            "power": max(colour_sums(state.hands[seat]).values(), default=0),
+            "lead": plan.lead(state),
+            "row_value": sum(tiles_value(r) for r in state.rows[seat]), "place_worth": worth,
             "others2": sum(1 for s in range(n) if s != seat and state.phases[s] == 2),
             "bag": len(state.bag)}
 
 
 def label(state: GameState, worlds: int, rng: Random) -> float:
-    """Declaring now less waiting, in the search's reward, over ``worlds`` sampled worlds."""
+    """Declaring now less waiting, in the search's reward, over ``worlds`` sampled worlds
+    (the switch advisor's paired lines, ``switch.both_lines``)."""
     seat = state.to_move
-    wait = to_action(plan.decide(state, plan.params_for(state.rules.players),
-                                 may_declare=False))
     seen = view(state, seat)
     total = 0.0
     for _ in range(worlds):
-        declared = sample_world(seen, rng)
-        waited = declared.clone()
-        seed = rng.random()
-        declared.apply(Declare())
-        waited.apply(wait)
-        playout(declared, Random(seed), plan.choose)
-        playout(waited, Random(seed), plan.choose)
+        declared, waited = both_lines(seen, rng)
         total += reward(declared, seat, 0.5) - reward(waited, seat, 0.5)
     return total / worlds
+
+
+def waiting(state: GameState) -> Action:
+    """The plan's move, but never a declaration: the rule under test decides those."""
+    if state.stage == PLAY and state.phases[state.to_move] == 1:
+        return to_action(plan.decide(state, plan.params_for(state.rules.players),
+                                     may_declare=False))
+    return to_action(plan.choose(state))
 
 
 def play(rules: Rules, deal: str, act: Callable[[GameState], Action]) -> GameState:
@@ -158,14 +157,10 @@ def fitted_policy(bias: float, weights: np.ndarray) -> Policy:
     declaring below it)."""
     def act(state: GameState, rng: Random) -> Action:
         found = features(state)
-        p = plan.params_for(state.rules.players)
-        if found is None:
-            if state.stage == PLAY and state.phases[state.to_move] == 1:
-                return to_action(plan.decide(state, p, may_declare=False))
-            return to_action(plan.choose(state))
-        if bias + float(weights @ np.array([found[k] for k in FEATURES])) > 0:
+        if found is not None and bias + float(
+                weights @ np.array([found[k] for k in FEATURES])) > 0:
             return Declare()
-        return to_action(plan.decide(state, p, may_declare=False))
+        return waiting(state)
     return act
 
 
@@ -176,10 +171,7 @@ def rollout_policy(worlds: int) -> Policy:
     def act(state: GameState, rng: Random) -> Action:
         if features(state) is not None and label(state, worlds, rng) > 0:
             return Declare()
-        if state.stage == PLAY and state.phases[state.to_move] == 1:
-            return to_action(plan.decide(state, plan.params_for(state.rules.players),
-                                         may_declare=False))
-        return to_action(plan.choose(state))
+        return waiting(state)
     return act
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from random import Random
 
 from noreturn.bots import Deck, plan
-from noreturn.bots.switch import can_advise, switch_advice
+from noreturn.bots.switch import both_lines, can_advise, switch_advice
 from noreturn.engine import GameState, Rules, sample_world, to_action, view
 
 WORLDS = 60
@@ -91,3 +91,17 @@ def test_a_time_budget_samples_at_least_eight_worlds() -> None:
     state = _play_until(Rules(), 7, _first_turn)
     advice = switch_advice(view(state, 0), seconds=0.0)
     assert advice is not None and advice.worlds == 8
+
+
+def test_both_lines_declare_now_or_wait_from_the_same_world() -> None:
+    """The two lines the advisor (and ``benchmarks/switch_fit.py``) compare: the declaring
+    one switches on this very turn, the waiting one does not; both are played to the end,
+    and from the same sampled world (the same seed gives the same pair)."""
+    state = _play_until(Rules(), 3, _overdue)
+    turn = state.turns
+    declared, waited = both_lines(view(state, 0), Random(5))
+    assert declared.is_over() and waited.is_over()
+    assert declared.declared_turns[0] == turn
+    assert waited.declared_turns[0] != turn
+    again = both_lines(view(state, 0), Random(5))
+    assert [g.scores() for g in again] == [declared.scores(), waited.scores()]

@@ -25,7 +25,15 @@ from random import Random
 
 from noreturn.bots import plan
 from noreturn.bots.search import outcome
-from noreturn.engine import Declare, Stage, View, playout, sample_world, to_action
+from noreturn.engine import (
+    Declare,
+    GameState,
+    Stage,
+    View,
+    playout,
+    sample_world,
+    to_action,
+)
 from noreturn.text.lang import _
 
 
@@ -91,20 +99,12 @@ def switch_advice(view: View, *, seconds: float = 0.5, worlds: int | None = None
         return None
     seat = view.seat or 0
     rng = rng or Random()
-    params = plan.params_for(view.rules.players)
     deadline = time.perf_counter() + seconds
     sums = {"declare": [0.0, 0.0], "wait": [0.0, 0.0]}
     count = 0
     while (count < worlds) if worlds is not None else (
             count < 8 or time.perf_counter() < deadline):
-        world = sample_world(view, rng)
-        seed = rng.random()
-        declared = world.clone()
-        declared.apply(Declare())
-        waited = world
-        waited.apply(to_action(plan.decide(waited, params, may_declare=False)))
-        for line, state in (("declare", declared), ("wait", waited)):
-            playout(state, Random(seed), plan.choose)
+        for line, state in zip(("declare", "wait"), both_lines(view, rng), strict=True):
             margin, win = outcome(state, seat)
             sums[line][0] += margin
             sums[line][1] += win
@@ -114,4 +114,19 @@ def switch_advice(view: View, *, seconds: float = 0.5, worlds: int | None = None
     return SwitchAdvice(declare, wait, count)
 
 
-__all__ = ["Outlook", "SwitchAdvice", "can_advise", "switch_advice"]
+def both_lines(view: View, rng: Random) -> tuple[GameState, GameState]:
+    """One sampled world of ``view``'s seat played to the end both ways, on the same later
+    draws: declaring now, and the plan's best move that stays in phase 1 (then the plan in
+    every seat). ``rng`` draws the world, then the draws' seed."""
+    declared = sample_world(view, rng)
+    waited = declared.clone()
+    seed = rng.random()
+    declared.apply(Declare())
+    waited.apply(to_action(plan.decide(waited, plan.params_for(view.rules.players),
+                                       may_declare=False)))
+    playout(declared, Random(seed), plan.choose)
+    playout(waited, Random(seed), plan.choose)
+    return declared, waited
+
+
+__all__ = ["Outlook", "SwitchAdvice", "both_lines", "can_advise", "switch_advice"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from io import BytesIO
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
@@ -13,9 +14,13 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
 import noreturn
+from noreturn.cli import Lang
 from noreturn.engine import RULE_CODES, Refusal
 from noreturn.text.lang import (
+    DEFAULT,
+    LANGUAGES,
     LOCALE_DIR,
+    LanguageCode,
     _,
     from_accept_language,
     from_environment,
@@ -168,3 +173,13 @@ def test_every_sentence_the_pages_show_is_translated() -> None:
     found = {path.name: untranslated_literals(path.read_text(encoding="utf-8"))
              for path in sorted((PACKAGE / "server" / "static").glob("*.js"))}
     assert {name: words for name, words in found.items() if words} == {}
+
+
+def test_the_languages_on_offer_are_one_list_everywhere() -> None:
+    """The type the server checks requests against, the names a language switch shows, the
+    command line's ``--lang`` choices and the catalogs shipped all name the same languages:
+    a language added in one place only would be offered and then fail (or never offered)."""
+    codes = set(get_args(LanguageCode))
+    assert codes == set(LANGUAGES) == {lang.value for lang in Lang}
+    shipped = {path.parent.parent.name for path in LOCALE_DIR.glob("*/LC_MESSAGES/*.mo")}
+    assert shipped | {DEFAULT} == codes

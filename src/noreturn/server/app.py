@@ -20,7 +20,7 @@ from asyncio import create_task
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import FileResponse, JSONResponse
@@ -83,7 +83,7 @@ from noreturn.server.tutorial import router as tutorial_routes
 from noreturn.server.words import ReaderLanguage, words_routes
 from noreturn.server.workers import run
 from noreturn.server.wsguard import SocketGuard, quiet_invalid_utf8
-from noreturn.text.lang import _
+from noreturn.text.lang import LanguageCode, _
 
 STATIC = Path(__file__).with_name("static")
 MESSAGE_LIMITS = MessageLimits()
@@ -359,9 +359,9 @@ def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIR
 
     @router.get("/tables/{table_id}/replay", response_model=Replay, tags=["games"],
                 responses={404: ERRORS[404], 409: ERRORS[409]})
-    async def replay(table_id: str, lang: Literal["en", "de"] | None = Query(
-            default=None, description="the language of the turn log (left out: the "
-            "browser's Accept-Language, else English)")) -> dict[str, Any]:
+    async def replay(table_id: str, lang: Annotated[LanguageCode | None, Query(
+            description="the language of the turn log (left out: the browser's "
+            "Accept-Language, else English)")] = None) -> dict[str, Any]:
         """The finished game turn by turn with public views; 409 while it is not over.
         Its words are in the reader's language (``lang``, else ``Accept-Language``),
         which ``ReaderLanguage`` has put in force; the worker thread inherits it."""

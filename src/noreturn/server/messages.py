@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from noreturn.server.errors import BadRequestError
 from noreturn.server.limits import check_depth, check_size
+from noreturn.text.lang import LanguageCode
 
 KINDS = {str: "a string", int: "a whole number"}
 """How a field's type is named in an error (a bool is not a whole number here)."""
@@ -41,7 +42,7 @@ class Hello(ClientMessage):
     type: Literal["hello"]
     token: str | None = Field(default=None, strict=True,
                               description="the seat token of the seat link; left out: watch")
-    lang: Literal["en", "de"] = Field(
+    lang: LanguageCode = Field(
         default="en", description="the language of the log, the result and the reasons "
                                   "sent to this connection")
 

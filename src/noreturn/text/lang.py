@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 """Where the compiled catalogs lie: ``<lang>/LC_MESSAGES/<domain>.mo``."""
@@ -27,7 +28,12 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "noreturn"
 """The one catalog: the Python code's words and the browser pages' (``/api/i18n``)."""
 
-LANGUAGES: Mapping[str, str] = {"en": "English", "de": "Deutsch"}
+LanguageCode = Literal["en", "de"]
+"""The codes of the languages on offer, as a type: the server's request fields and the
+command line's ``--lang`` are checked against it (a test keeps them and ``LANGUAGES`` one
+list: a language is added here, with its catalog)."""
+
+LANGUAGES: Mapping[LanguageCode, str] = {"en": "English", "de": "Deutsch"}
 """The languages on offer, each with its own name (what a language switch shows)."""
 
 DEFAULT = "en"

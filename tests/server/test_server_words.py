@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from random import Random
 
 import httpx
+from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from fastapi.testclient import TestClient
 from srvkit import connect, create, play, start
 
+import noreturn
 from noreturn.server import create_app
 
 PEOPLE = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}]
@@ -21,8 +25,8 @@ def test_the_catalog_follows_the_switch_then_accept_language(db_url: str) -> Non
         body = german.json()
         assert body["lang"] == "de"
         assert body["languages"] == {"en": "English", "de": "Deutsch"}
-        assert body["messages"]["{name} passed"] == "{name} passte"
         assert body["messages"]["{n} tile"] == ["{n} Stein", "{n} Steine"]
+        assert body["messages"]["phase 1 · placing"] == "Phase 1 · legen"
         assert german.headers["vary"] == "Accept-Language"
         asked = client.get("/api/i18n?lang=en", headers={"Accept-Language": "de"}).json()
         assert asked["lang"] == "en" and asked["messages"] == {}
@@ -32,6 +36,25 @@ def test_the_catalog_follows_the_switch_then_accept_language(db_url: str) -> Non
         hostile = client.get("/api/i18n", headers={"Accept-Language": "de;q=0.1," * 500})
         assert hostile.status_code == 200
         assert client.get("/api/i18n?lang=" + "d" * 100).status_code == 422
+
+
+def test_the_pages_catalog_holds_the_pages_words_and_only_those(db_url: str) -> None:
+    """Every word of the pages' scripts and HTML, as ``pybabel extract`` finds them there,
+    is sent; the log's, the reasons' and the command line's are not (the server translates
+    those itself, and a page would load them for nothing)."""
+    static = Path(noreturn.__file__).resolve().parent / "server" / "static"
+    with (Path(noreturn.__file__).resolve().parents[2] / "babel.cfg").open() as cfg:
+        method_map, options_map = parse_mapping_cfg(cfg)
+    page_map = [(pattern.removeprefix("server/static/"), method)
+                for pattern, method in method_map if pattern.startswith("server/static/")]
+    found = {message if isinstance(message, str) else message[0]
+             for _file, _line, message, _comments, context in extract_from_dir(
+                 str(static), page_map, options_map) if not context}
+    with TestClient(create_app(db_url)) as client:
+        sent = client.get("/api/i18n?lang=de").json()["messages"]
+    assert len(found) > 100 and found <= set(sent)
+    assert "{name} passed" not in sent  # the turn log: told by the server
+    assert len(sent) < len(found) + 10  # nothing much beside the pages' own words
 
 
 def test_each_connection_reads_the_game_in_its_own_language(db_url: str) -> None:

@@ -1,6 +1,7 @@
 """How much a search bot's decisions gain over the plan's, judged by an oracle.
 
     python benchmarks/search_regret.py --players 3 --positions 120 --bots search:time=0.3,...
+    python benchmarks/search_regret.py --players 4 --positions 40 --beyond 40
 
 A tournament measures a bot by whole games, whose luck drowns a change in a few of its
 decisions: a hundred games cannot tell 47% from 50%. This measures the decisions instead.
@@ -13,6 +14,9 @@ the seat's view alone, and gains what the oracle says its move is worth more tha
 plan's. The mean gain over the positions, with its standard error, compares ways of
 searching (budgets, candidates, values) on the same positions; the oracle's values are
 cached (``--cache``), since they cost most of the time.
+
+``--beyond SCREEN`` asks instead whether a move outside the candidates is worth more
+(``beyond``).
 
 The oracle knows the hands but not the bag's order; the rivals are the plan, as in a
 tournament against medium. So this judges a search against medium, not against people.
@@ -80,6 +84,34 @@ def oracle(state: GameState, action: Action, key: str, playouts: int) -> tuple[f
     return wins / playouts, margins / playouts
 
 
+def beyond(states: list[GameState], screen: int, final: int) -> None:
+    """Whether moves outside the candidates are worth more: at each position every legal
+    move gets ``screen`` oracle playouts, the six best and the best candidate ``final``
+    fresh ones, and the winner among the six is compared with the best candidate on
+    ``final`` more (fresh again, so that the noise that picked them does not count).
+    Prints the mean gain a decision of the best legal move over the best candidate."""
+    gains: list[float] = []
+    outside = 0
+    for index, state in enumerate(states):
+        legal = legal_actions(state)
+        among = set(candidates(state, legal))
+        screened = {a: oracle(state, a, f"screen:{index}", screen)[0] for a in legal}
+        top = sorted(legal, key=lambda a: -screened[a])[:6]
+        best_candidate = max(among, key=lambda a: screened[a])
+        rated = {a: oracle(state, a, f"final:{index}", final)[0]
+                 for a in {*top, best_candidate}}
+        winner = max(top, key=lambda a: rated[a])
+        best_candidate = max((a for a in rated if a in among), key=lambda a: rated[a])
+        checked = {a: oracle(state, a, f"check:{index}", final)[0]
+                   for a in {winner, best_candidate}}
+        gains.append(checked[winner] - checked[best_candidate])
+        outside += winner not in among
+    print(f"{len(states)} positions: the best legal move gains "
+          f"{statistics.fmean(gains):+.4f} win share a decision over the best candidate "
+          f"(SE {statistics.stdev(gains) / math.sqrt(len(gains)):.4f}); it is not a "
+          f"candidate at {outside}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Judge each bot's decisions at the same positions; print its gain over the plan."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -89,7 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--bots", default="search:time=0.3")
     parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--beyond", type=int, default=0, metavar="SCREEN",
+                        help="instead: judge every legal move with SCREEN playouts, the "
+                        "best again with --playouts, against the best candidate")
     args = parser.parse_args(argv)
+    if args.beyond:
+        beyond(positions(args.players, args.positions, args.seed), args.beyond,
+               args.playouts)
+        return 0
     cache_path = args.cache or Path(f"/tmp/regret-{args.players}-{args.seed}-"
                                     f"{args.playouts}.json")
     cache: dict[str, list[float]] = (json.loads(cache_path.read_text())

@@ -39,11 +39,11 @@ from noreturn.engine import (
     GameState,
     Rules,
     colour_sums,
-    legal_actions,
     tiles_value,
     to_action,
     view,
 )
+from noreturn.sim.simulate import uniform_action
 
 FEATURES = ("gap", "left", "power", "lead", "row_value", "place_worth", "others2", "bag")
 """What the fitted rule reads, all public or the seat's own: the plan's gap (scoring turns
@@ -180,12 +180,6 @@ def plan_policy(state: GameState, rng: Random) -> Action:
     return to_action(plan.choose(state))
 
 
-def random_policy(state: GameState, rng: Random) -> Action:
-    """Uniform over the legal actions (the ``random`` bot)."""
-    legal = legal_actions(state)
-    return legal[int(rng.random() * len(legal))]
-
-
 def match(players: int, deals: int, tried: Policy, other: Policy) -> tuple[float, float,
                                                                            float]:
     """``tried`` in one seat, ``other`` in the rest, every rotation of every deal: its win
@@ -231,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     tried = {"the fitted rule": fitted_policy(bias, weights)}
     if args.rollouts:
         tried[f"the switch by {args.rollouts} worlds"] = rollout_policy(args.rollouts)
-    for name, other in (("the plan", plan_policy), ("random play", random_policy)):
+    for name, other in (("the plan", plan_policy), ("random play", uniform_action)):
         share, _, score = match(args.players, args.deals, plan_policy, other)
         print(f"  against {name}: the plan's rule wins {share:.1%}, score {score:.1f}")
         for rule, policy in tried.items():

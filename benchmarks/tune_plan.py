@@ -33,9 +33,9 @@ from noreturn.engine import (
     Action,
     GameState,
     Rules,
-    legal_actions,
     to_action,
 )
+from noreturn.sim.simulate import uniform_action
 
 Policy = Callable[[GameState, Random], Action]
 
@@ -47,12 +47,6 @@ GRID: dict[str, list[Any]] = {
     "keep_power": [0.0, 0.3, 0.6], "prior_rate": [2.0, 2.5, 3.0], "completion": [0.5, 1.0],
     "idle_rate": [3.0, 4.0], "safe_lead": [30.0, 40.0, 1000.0], "dump_max": [0, 5, 11],
 }
-
-
-def uniform(state: GameState, rng: Random) -> Action:
-    """Uniform random play over the legal actions (the ``random`` bot)."""
-    actions = legal_actions(state)
-    return actions[int(rng.random() * len(actions))]
 
 
 def v1(state: GameState, rng: Random) -> Action:
@@ -101,14 +95,14 @@ def objective(p: plan.Params, rules: Rules, deals: int, seed: int) -> tuple[floa
         return to_action(plan.choose(state))
 
     win, score = rotated(mine, v1, rules, deals, seed)
-    _, against_random = rotated(mine, uniform, rules, max(20, deals // 4), seed)
+    _, against_random = rotated(mine, uniform_action, rules, max(20, deals // 4), seed)
     against_plan, _ = rotated(mine, shipped, rules, deals, seed)
     return win + against_plan + against_random / 150, (
         f"{win:.1%} against v1 (mean {score:.1f}), {against_plan:.1%} against the shipped "
         f"plan, {against_random:.1f} against random")
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--deals", type=int, default=150)
@@ -131,6 +125,7 @@ def main(argv: list[str] | None = None) -> None:
                     best, line, current = score, trial_line, trial
                     print(f"round {round_ + 1}: {name}={value}: {line}", flush=True)
     print(f"final: {line}\n{current}")
+    return 0
 
 
 if __name__ == "__main__":

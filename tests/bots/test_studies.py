@@ -1,0 +1,52 @@
+"""The bots' studies in ``benchmarks/``: ``headroom.py`` (the plan and a search that knows its
+rival is random, on the same deals) and ``search_regret.py --beyond`` (moves outside the
+search's candidates), in tiny runs: they run, and they print what they promise."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from random import Random
+from types import ModuleType
+
+import pytest
+
+from noreturn.engine import Rules, new_game, resolve_chance
+
+
+def _study(name: str) -> ModuleType:
+    path = Path(__file__).parents[2] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_headroom_plays_each_deal_by_the_plan_and_by_the_search(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    headroom = _study("headroom")
+    assert headroom.main(["--deals", "2", "--worlds", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["1 deals", "2 deals"]
+    assert "plan " in lines[-1] and "search " in lines[-1] and "(SE " in lines[-1]
+    rules = Rules(players=2)  # a deal is the same deal each time it is played
+    assert headroom.play(rules, 0, 0) == headroom.play(rules, 0, 0)
+
+
+def test_headroom_finishes_a_game_and_returns_the_seats_score() -> None:
+    headroom = _study("headroom")
+    state = new_game(Rules(players=3), Random(4))
+    resolve_chance(state, Random(5))
+    score = headroom.finish(state, Random(6), 1)
+    assert state.is_over() and score == state.scores()[1]
+
+
+def test_the_regret_study_judges_moves_beyond_the_candidates(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    regret = _study("search_regret")
+    assert regret.main(["--players", "2", "--positions", "2", "--beyond", "2",
+                        "--playouts", "4"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("2 positions: the best legal move gains ")
+    assert "over the best candidate (SE " in line and "it is not a candidate at " in line

@@ -3,10 +3,10 @@
 The pages write every sentence in English through ``_()`` of ``static/i18n.js``; this
 sends the catalog that script looks them up in: the compiled German catalog of
 ``noreturn.text`` (read once per process with Babel), as ``{msgid: text}`` (a counted
-phrase: ``{singular: [one, many]}``), only the words the pages use (``page_words``: 414 of the 746
-messages, 32 kB of JSON instead of 77 kB). English needs none: its words are the keys. The
-language is the one asked for (``?lang=de``: the page's switch), else the one the
-browser's ``Accept-Language`` prefers, else English.
+phrase: ``{singular: [one, many]}``), only the words the pages use (``page_words``: 414
+of the 746 messages, 32 kB of JSON instead of 77 kB). English needs none: its words are
+the keys. The language is the one asked for (``?lang=de``: the page's switch), else the
+one the browser's ``Accept-Language`` prefers, else English.
 
 The same choice decides the language of every HTTP answer's words (``ReaderLanguage``): an
 error's ``detail`` reads in it. The pages' ``api()`` sends the page's language as
@@ -48,7 +48,7 @@ def page_words(lang: str) -> frozenset[str]:
     with (LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po").open("rb") as po:
         catalog = read_po(po)
     return frozenset(_msgid(message) for message in catalog
-                     if message.id and any(PAGES in path for path, _ in message.locations))
+                     if message.id and any(PAGES in path for path, _line in message.locations))
 
 
 def _msgid(message: Message) -> str:
@@ -67,7 +67,8 @@ def messages(lang: str) -> dict[str, str | list[str]]:
     found: dict[str, str | list[str]] = {}
     for message in catalog:
         if not message.id or message.context or _msgid(message) not in wanted:
-            continue  # the header; colour names (the server translates those itself)
+            continue  # the header; colour names and words no page uses (the server
+            #           translates those itself)
         if isinstance(message.id, (list, tuple)):
             found[message.id[0]] = [str(form) for form in message.string or ()]
         else:

@@ -97,9 +97,8 @@ def beyond(states: list[GameState], screen: int, final: int) -> None:
         among = set(candidates(state, legal))
         screened = {a: oracle(state, a, f"screen:{index}", screen)[0] for a in legal}
         top = sorted(legal, key=lambda a: -screened[a])[:6]
-        best_candidate = max(among, key=lambda a: screened[a])
         rated = {a: oracle(state, a, f"final:{index}", final)[0]
-                 for a in {*top, best_candidate}}
+                 for a in {*top, max(among, key=lambda a: screened[a])}}
         winner = max(top, key=lambda a: rated[a])
         best_candidate = max((a for a in rated if a in among), key=lambda a: rated[a])
         checked = {a: oracle(state, a, f"check:{index}", final)[0]

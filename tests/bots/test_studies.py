@@ -30,8 +30,10 @@ def test_headroom_plays_each_deal_by_the_plan_and_by_the_search(
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in lines] == ["1 deals", "2 deals"]
     assert "plan " in lines[-1] and "search " in lines[-1] and "(SE " in lines[-1]
-    rules = Rules(players=2)  # a deal is the same deal each time it is played
-    assert headroom.play(rules, 0, 0) == headroom.play(rules, 0, 0)
+    rules = Rules(players=2)  # the plan's mean is the mean of its games on those deals
+    plans = [headroom.play(rules, deal, 0) for deal in (0, 1)]
+    assert f"plan {sum(plans) / 2:.1f}, search " in lines[-1]
+    assert headroom.play(rules, 0, 0) == plans[0]  # a deal is the same each time played
 
 
 def test_headroom_finishes_a_game_and_returns_the_seats_score() -> None:

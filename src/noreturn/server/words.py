@@ -69,10 +69,9 @@ def messages(lang: str) -> dict[str, str | list[str]]:
         if not message.id or message.context or _msgid(message) not in wanted:
             continue  # the header; colour names and words no page uses (the server
             #           translates those itself)
-        if isinstance(message.id, (list, tuple)):
-            found[message.id[0]] = [str(form) for form in message.string or ()]
-        else:
-            found[message.id] = str(message.string or "")
+        counted = isinstance(message.id, (list, tuple))
+        found[_msgid(message)] = ([str(form) for form in message.string or ()] if counted
+                                  else str(message.string or ""))
     return found
 
 

@@ -25,13 +25,16 @@ tournament against medium. So this judges a search against medium, not against p
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from random import Random
+from unittest import mock
 
 from noreturn.bots import Deck, make_bot, plan, search
 from noreturn.bots.search import candidates, outcome
@@ -40,12 +43,21 @@ from noreturn.engine import (
     Action,
     GameState,
     Rules,
+    View,
     legal_actions,
     playout,
-    sample_world,
     to_action,
     view,
 )
+
+
+def true_world(state: GameState) -> Callable[[View, Random], GameState]:
+    """A stand-in for ``sample_world`` that deals the true hands: the cheat's worlds."""
+
+    def world(_view: View, _rng: Random) -> GameState:
+        return state.clone()
+
+    return world
 
 
 def positions(players: int, count: int, seed: int) -> list[GameState]:
@@ -159,14 +171,15 @@ def main(argv: list[str] | None = None) -> int:
         begin = time.process_time()
         for index, state in enumerate(states):
             seat = state.to_move
-            if cheat:  # the true hands (the bag's order stays unknown): what hiding costs
-                search.sample_world = lambda _view, _rng, s=state: s.clone()
-            action = bot.act(view(state, seat), legal_actions(state), Random(f"bot:{index}"))
+            # cheat: the true hands (the bag's order stays unknown): what hiding costs
+            with (mock.patch.object(search, "sample_world", true_world(state)) if cheat
+                  else contextlib.nullcontext()):
+                action = bot.act(view(state, seat), legal_actions(state),
+                                 Random(f"bot:{index}"))
             chosen, base = value(index, action), value(index, plans[index])
             gains.append(chosen[0] - base[0])
             margins.append(chosen[1] - base[1])
             differ += action != plans[index]
-        search.sample_world = sample_world
         cache_path.write_text(json.dumps(cache))
         n = len(gains)
         print(f"{spec}: gain {statistics.fmean(gains):+.4f} win share a decision "

@@ -1,6 +1,7 @@
 """The bots' studies in ``benchmarks/``: ``headroom.py`` (the plan and a search that knows its
-rival is random, on the same deals) and ``search_regret.py --beyond`` (moves outside the
-search's candidates), in tiny runs: they run, and they print what they promise."""
+rival is random, on the same deals), ``search_regret.py --beyond`` (moves outside the
+search's candidates) and ``ranker_study.py`` (a move ranker learned from playout values), in
+tiny runs: they run, and they print what they promise."""
 
 from __future__ import annotations
 
@@ -11,7 +12,17 @@ from types import ModuleType
 
 import pytest
 
-from noreturn.engine import Rules, new_game, resolve_chance
+from noreturn.bots import plan
+from noreturn.bots.search import candidates
+from noreturn.engine import (
+    PLAY,
+    Rules,
+    legal_actions,
+    new_game,
+    resolve_chance,
+    sample_world,
+    view,
+)
 
 
 def _study(name: str) -> ModuleType:
@@ -52,3 +63,42 @@ def test_the_regret_study_judges_moves_beyond_the_candidates(
     line = capsys.readouterr().out.strip()
     assert line.startswith("2 positions: the best legal move gains ")
     assert "over the best candidate (SE " in line and "it is not a candidate at " in line
+
+
+def test_the_ranker_study_labels_fits_and_plays(capsys: pytest.CaptureFixture[str]) -> None:
+    study = _study("ranker_study")
+    assert study.main(["--games", "6", "--worlds", "1", "--deals", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    summary = next(line for line in lines if "held out" in line)
+    assert "points a decision over the plan's (SE " in summary
+    assert len([line for line in lines if line.startswith("  ") and "games" not in line]) == len(
+        study.NAMES)
+    assert [line.split(":")[0] for line in lines if line.startswith("against ")] == [
+        "against the plan", "against heuristic-v1", "against random"]
+
+
+def test_the_rankers_features_read_only_what_the_seat_may_see() -> None:
+    study = _study("ranker_study")
+    state = new_game(Rules(players=3), Random(8))
+    resolve_chance(state, Random(9))
+    rng = Random(10)
+    while state.stage != PLAY or state.turns < 9:  # a position some turns into the game
+        if state.draws_due:
+            resolve_chance(state, rng)
+        else:
+            state.apply(study.shipped(state, rng))
+    seen = view(state, state.to_move)
+    worlds = [sample_world(seen, Random(seed)) for seed in (1, 2)]
+    assert worlds[0].hands != worlds[1].hands  # other hands differ between the worlds
+    p = plan.params_for(3)
+    for action in candidates(state, legal_actions(state)):
+        first, second = (study.features(w, action, 10.0, p) for w in worlds)
+        assert first == second == study.features(state, action, 10.0, p)
+        assert len(first) == len(study.NAMES)
+
+
+def test_the_ranker_keeps_the_plans_move_unless_another_scores_above_it() -> None:
+    study = _study("ranker_study")
+    weights = study.np.array([1.0, -1.0])
+    assert study.pick([[0.0, 0.0], [1.0, 2.0], [0.0, 1.0]], weights) == 0
+    assert study.pick([[0.0, 0.0], [1.0, 2.0], [2.0, 1.0]], weights) == 2

@@ -22,6 +22,9 @@ This asks whether a linear ranker over a few features of each candidate move can
    move, the plan's turn budget, the rivals' pace), on the first three quarters of the
    positions; the rest are held out: the mean gain of the ranker's pick over the plan's
    there, with its standard error.
+   With ``--rounds`` above 1, each later round plays its games with the ranker learned so
+   far and adds its positions (the states the ranker itself reaches, where a ranker
+   learned on the plan's states alone may be wrong), and the ranker is fitted again.
 4. **Games**: the ranker (the plan's choice unless another candidate scores above 0) in
    each seat in turn against the plan, ``heuristic-v1`` and random play, beside the plan
    itself on the same deals (``tune_plan.rotated``).
@@ -168,8 +171,9 @@ def label(state: GameState, rng: Random, worlds: int, rival: Policy) -> Position
 
 
 def positions(rules: Rules, games: int, worlds: int, sample: float, true_rivals: bool,
-              seed: int) -> list[Position]:
-    """Labelled positions from ``games`` games of one plan seat against cycled rivals."""
+              seed: int, player: Policy = shipped) -> list[Position]:
+    """Labelled positions from ``games`` games of one seat played by ``player`` (the
+    plan, or a ranker of an earlier round) against cycled rivals."""
     found: list[Position] = []
     for game in range(games):
         rng = Random(f"ranker:{seed}:{game}")
@@ -188,7 +192,7 @@ def positions(rules: Rules, games: int, worlds: int, sample: float, true_rivals:
                     position = label(state, rng, worlds, model)
                     if position is not None:
                         found.append(position)
-                state.apply(shipped(state, rng))
+                state.apply(player(state, rng))
         if (game + 1) % 50 == 0:
             print(f"  {game + 1} games, {len(found)} positions", flush=True)
     return found
@@ -243,21 +247,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rivals", choices=("plan", "true"), default="plan")
     parser.add_argument("--ridge", type=float, default=10.0)
     parser.add_argument("--deals", type=int, default=100, help="deals of the games played")
+    parser.add_argument("--rounds", type=int, default=1, help="rounds after the first "
+                        "take their positions from games of the ranker learned so far")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error(f"--rounds {args.rounds}: at least one round is needed")
     rules = Rules(players=args.players)
-    found = positions(rules, args.games, args.worlds, args.sample, args.rivals == "true",
-                      args.seed)
-    cut = len(found) * 3 // 4
-    if cut < 2 or len(found) - cut < 2:
-        parser.error(f"{len(found)} positions are too few: play more --games")
-    weights = fit(found[:cut], args.ridge)
-    gain, error = held_out_gain(found[cut:], weights)
-    print(f"{len(found)} positions; held out {len(found) - cut}: the ranker's pick gains "
-          f"{gain:+.2f} points a decision over the plan's (SE {error:.2f})", flush=True)
+    train: list[Position] = []
+    player: Policy = shipped
+    for round_ in range(args.rounds):
+        found = positions(rules, args.games, args.worlds, args.sample, args.rivals == "true",
+                          args.seed + 1000 * round_, player)
+        cut = len(found) * 3 // 4
+        if cut < 2 or len(found) - cut < 2:
+            parser.error(f"{len(found)} positions are too few: play more --games")
+        train += found[:cut]
+        weights = fit(train, args.ridge)
+        gain, error = held_out_gain(found[cut:], weights)
+        print(f"round {round_ + 1}: {len(train)} positions to learn from; on {len(found) - cut}"
+              f" held out: the ranker's pick gains {gain:+.2f} points a decision over the "
+              f"plan's (SE {error:.2f})", flush=True)
+        player = ranker(weights)
     for name, weight in sorted(zip(NAMES, weights, strict=True), key=lambda nw: -abs(nw[1])):
         print(f"  {name:28s} {weight:+.3f}")
-    mine = ranker(weights)
+    mine = player
     for name, rival in (("the plan", shipped), ("heuristic-v1", v1),
                         ("random", uniform_action)):
         ranked = rotated(mine, rival, rules, args.deals, args.seed + 1)

@@ -67,10 +67,13 @@ def test_the_regret_study_judges_moves_beyond_the_candidates(
 
 def test_the_ranker_study_labels_fits_and_plays(capsys: pytest.CaptureFixture[str]) -> None:
     study = _study("ranker_study")
-    assert study.main(["--games", "6", "--worlds", "1", "--deals", "1"]) == 0
+    assert study.main(["--games", "6", "--worlds", "1", "--deals", "1", "--rounds", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    summary = next(line for line in lines if "held out" in line)
-    assert "points a decision over the plan's (SE " in summary
+    rounds = [line for line in lines if line.startswith("round ")]
+    assert [line.split(":")[0] for line in rounds] == ["round 1", "round 2"]
+    assert all("points a decision over the plan's (SE " in line for line in rounds)
+    learned = [int(line.split(": ")[1].split()[0]) for line in rounds]
+    assert learned[1] > learned[0]  # the second round adds its positions to the first's
     assert len([line for line in lines if line.startswith("  ") and "games" not in line]) == len(
         study.NAMES)
     assert [line.split(":")[0] for line in lines if line.startswith("against ")] == [

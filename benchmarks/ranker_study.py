@@ -66,11 +66,15 @@ from noreturn.engine import (
     to_action,
     view,
 )
+from noreturn.engine.view import turns_taken
 from noreturn.sim.simulate import uniform_action
 
 Policy = Callable[[GameState, Random], Action]
 Position = tuple[list[list[float]], list[float]]
 """A position's candidates: their features (the plan's choice first) and their values."""
+
+# Features alike for every candidate (the rivals' pace, their phases) count only through
+# their products with a move's own ones: the ranker compares the moves of one position.
 
 NAMES = ("declares", "phase 2", "row points", "row tiles", "points scored", "power",
          "second power", "hand left", "scoring turns", "turns short", "turns spare",
@@ -90,21 +94,15 @@ RIVALS: tuple[Policy, ...] = (shipped, v1, uniform_action)
 
 def rival_pace(state: GameState, seat: int) -> float:
     """Tiles the other seats took from the bag per turn so far (all public)."""
-    n = state.rules.players
+    taken_by = turns_taken(state)
     paces = []
-    for other in range(n):
+    for other in range(state.n):
         if other == seat:
             continue
-        turns = max(1, -(-(state.turns - (other - state.start) % n) // n))
         taken = (sum(map(len, state.rows[other])) + len(state.piles[other])
                  + len(state.paid[other]) + len(state.exchanged[other]))
-        paces.append(taken / turns)
+        paces.append(taken / max(1, taken_by[other]))
     return statistics.fmean(paces)
-
-
-def projected(state: GameState, seat: int) -> int:
-    """A seat's pile plus its rows: its score if every row were scored."""
-    return state.pile_sums[seat] + sum(map(tiles_value, state.rows[seat]))
 
 
 def features(state: GameState, action: Action, left: float, p: plan.Params) -> list[float]:
@@ -126,7 +124,8 @@ def features(state: GameState, action: Action, left: float, p: plan.Params) -> l
     late = 1.0 - min(left / 12.0, 1.0)
     row_points = sum(map(tiles_value, rows))
     exchanged = len(after.exchanged[seat]) - len(state.exchanged[seat])
-    lead = projected(after, seat) - max(projected(after, s) for s in range(after.n) if s != seat)
+    lead = plan.projected(after, seat) - max(
+        plan.projected(after, s) for s in range(after.n) if s != seat)
     pace = rival_pace(state, seat)
     others_in_2 = sum(state.phases[s] == 2 for s in range(state.n) if s != seat)
     return [declares, phase2, row_points, sum(map(len, rows)), scored, powers[0], powers[1],

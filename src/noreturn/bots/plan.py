@@ -65,6 +65,7 @@ from noreturn.engine import (
     row_dues,
     tiles_value,
 )
+from noreturn.engine.view import turns_taken
 
 VALUE, COLOUR = TILE_VALUE, TILE_COLOUR
 """Each tile's value and colour by lookup (the engine's tables): the plan runs inside every
@@ -151,14 +152,14 @@ def turns_left(state: GameState, p: Params) -> float:
     phase 2 with its rows empty takes ``idle_rate``: it has nothing left to do but
     exchange, so the bag speeds up when a rival runs out of rows.
     """
-    n = state.rules.players
     per_round = 0.0
-    for seat in range(n):
+    taken_by = turns_taken(state)
+    for seat in range(state.rules.players):
         rows = state.rows[seat]
         if state.phases[seat] == 2 and (p.scoring_rate or not any(rows)):
             per_round += p.scoring_rate if any(rows) else p.idle_rate
             continue
-        taken = max(0, -(-(state.turns - (seat - state.start) % n) // n))
+        taken = max(0, taken_by[seat])
         drawn = (sum(len(row) for row in rows) + len(state.piles[seat])
                  + len(state.paid[seat]) + len(state.exchanged[seat]))
         per_round += (drawn + p.prior_rate * p.prior_weight) / (taken + p.prior_weight)

@@ -64,9 +64,9 @@ from noreturn.engine import (
     sample_world,
     tiles_value,
     to_action,
+    turns_taken,
     view,
 )
-from noreturn.engine.view import turns_taken
 from noreturn.sim.simulate import uniform_action
 
 Policy = Callable[[GameState, Random], Action]

@@ -64,8 +64,8 @@ from noreturn.engine import (
     fits_row,
     row_dues,
     tiles_value,
+    turns_taken,
 )
-from noreturn.engine.view import turns_taken
 
 VALUE, COLOUR = TILE_VALUE, TILE_COLOUR
 """Each tile's value and colour by lookup (the engine's tables): the plan runs inside every

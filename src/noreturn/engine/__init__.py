@@ -122,7 +122,7 @@ from noreturn.engine.tiles import (
     tiles_value,
     value_of,
 )
-from noreturn.engine.view import View, view
+from noreturn.engine.view import View, turns_taken, view
 from noreturn.engine.worlds import sample_world
 
 __all__ = [
@@ -137,5 +137,5 @@ __all__ = [
     "num_actions", "observe", "parse_action", "parse_tile", "placeable", "playout", "refusal",
     "reshuffled", "resolve_chance", "rollout_action", "row_due", "row_dues", "row_limit",
     "sample_world", "start_event", "texts_of", "tile_code", "tiles_text", "tiles_value",
-    "to_action", "value_of", "view", "why_illegal",
+    "to_action", "turns_taken", "value_of", "view", "why_illegal",
 ]

@@ -99,9 +99,7 @@ def rival_pace(state: GameState, seat: int) -> float:
     for other in range(state.n):
         if other == seat:
             continue
-        taken = (sum(map(len, state.rows[other])) + len(state.piles[other])
-                 + len(state.paid[other]) + len(state.exchanged[other]))
-        paces.append(taken / max(1, taken_by[other]))
+        paces.append(plan.tiles_taken(state, other) / max(1, taken_by[other]))
     return statistics.fmean(paces)
 
 

@@ -183,6 +183,25 @@ def _plan_game(rules: Rules, seed: int) -> list[GameState]:
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
+def test_tiles_taken_counts_every_tile_a_seat_drew_after_the_deal(players: int) -> None:
+    """Outside the bag, a tile is in a hand or was placed, paid or exchanged: so the hands
+    and ``tiles_taken`` of every seat account for each tile drawn, once (the mulligan's
+    set-aside tiles went back to the bag)."""
+    rules = Rules(players=players)
+    tiles = rules.colors * rules.max_value * rules.copies
+    checked = 0
+    for seed in range(4):
+        for state in game_positions(rules, seed):
+            if state.stage != 2 or state.draws_due:
+                continue
+            out_of_bag = sum(len(state.hands[s]) + plan.tiles_taken(state, s)
+                             for s in range(players))
+            assert out_of_bag + len(state.bag) == tiles
+            checked += 1
+    assert checked > 50  # positions in play were found, with tiles placed, paid, exchanged
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
 def test_turns_left_is_close_to_the_turns_the_mover_really_gets(players: int) -> None:
     """The plan's clock against the truth, in games of the plan against itself: off by
     less than two and a half turns on average (measured: +1.3 with two players, where the

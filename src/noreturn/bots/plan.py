@@ -159,11 +159,16 @@ def turns_left(state: GameState, p: Params) -> float:
         if state.phases[seat] == 2 and (p.scoring_rate or not any(rows)):
             per_round += p.scoring_rate if any(rows) else p.idle_rate
             continue
-        taken = max(0, taken_by[seat])
-        drawn = (sum(len(row) for row in rows) + len(state.piles[seat])
-                 + len(state.paid[seat]) + len(state.exchanged[seat]))
-        per_round += (drawn + p.prior_rate * p.prior_weight) / (taken + p.prior_weight)
+        per_round += ((tiles_taken(state, seat) + p.prior_rate * p.prior_weight)
+                      / (taken_by[seat] + p.prior_weight))
     return len(state.bag) / max(per_round, 0.5) + p.completion
+
+
+def tiles_taken(state: GameState, seat: int) -> int:
+    """Tiles ``seat`` has taken from the bag since the deal, all public: every tile it
+    placed, paid or exchanged was refilled."""
+    return (sum(map(len, state.rows[seat])) + len(state.piles[seat]) + len(state.paid[seat])
+            + len(state.exchanged[seat]))
 
 
 def scoring_turns(rows: list[list[int]], power: int, typical: int) -> int:
@@ -428,4 +433,4 @@ def needed_and_left(state: GameState) -> tuple[int, float]:
 
 
 __all__ = ["PARAMS", "Params", "choose", "decide", "lead", "needed_and_left", "params_for",
-           "scoring_turns", "turns_left"]
+           "scoring_turns", "tiles_taken", "turns_left"]

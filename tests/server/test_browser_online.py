@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -92,6 +93,22 @@ def joined(page: Any, base: str, link: str) -> None:
     page.locator("#lobby-seats .badge.ok").first.wait_for()
 
 
+def first_to_decide(*pages: Any, seconds: float = 15.0) -> Any:
+    """The page whose seat is to move, as that page itself shows it.
+
+    Why: one page's copy of the state may lag behind the other's (each has its own
+    socket), so reading ``to_move`` on one page and waiting on another can wait for a
+    turn that already passed. A page that shows its own turn is never wrong about it
+    once its last move's answer has arrived, which the caller waits for."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for page in pages:
+            if page.locator("body[data-my-turn='1'][data-pending='0']").count():
+                return page
+        pages[0].wait_for_timeout(50)
+    raise AssertionError(f"no seat came to move within {seconds} s")
+
+
 def test_the_tab_says_your_turn_and_the_opt_in_alerts_follow(
         server: ServerThread, browser: Any) -> None:  # noqa: F811
     base = server.base
@@ -116,8 +133,8 @@ def test_the_tab_says_your_turn_and_the_opt_in_alerts_follow(
                        " localStorage.getItem('noreturn.turnNotify'), window.__tones]") == [
         "1", "1", 2]  # a tone is two short notes
     for _turn in range(2):
-        mover = ada.evaluate("window.noreturn.state().view.to_move")
-        me, other = pages[mover], pages[1 - mover]
+        me = first_to_decide(ada, bo)
+        other = bo if me is ada else ada
         sync_api.expect(me).to_have_title("● Your turn · No Return")
         sync_api.expect(other).to_have_title(f"No Return · {table_id}")
         assert me.get_attribute("link[rel=icon]", "data-turn") == "1"
@@ -240,11 +257,7 @@ def test_undo_against_bots_takes_back_the_last_turn(
     page.goto(base + two["seat_links"][0]["link"])
     join_and_start(page)
     for _turn in range(3):
-        mover = page if page.evaluate("window.noreturn.state().view.to_move") == 0 else other
-        if mover.evaluate("window.noreturn.state().view.to_move") not in (0, 1):
-            mover.wait_for_function("window.noreturn.state().view.to_move !== 2")
-            continue
-        wait_for_decision(mover)
+        mover = first_to_decide(page, other)
         version = mover.get_attribute("body", "data-version")
         play_hinted_move(mover)
         mover.wait_for_function("v => document.body.dataset.version !== v", arg=version)

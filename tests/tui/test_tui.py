@@ -416,7 +416,10 @@ def test_scoring_shows_the_sum_to_pay_and_the_payments_that_suffice(tmp_path: Pa
 
     async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
         # the row's line and first column in the panel's content (after the facts, which
-        # take one line at this width); border 1 + padding 1, the colour tag, a value
+        # take one line at this width); border 1 + padding 1, the colour tag, a value.
+        # A resize draws the panels again after the next refresh: let that pass first,
+        # or the spans read here may be those of the width before the layout.
+        await pilot.pause()
         row_line, first = next((y, x) for y, x, c, _ in app.query_one("#me", PlayerPanel)._spans
                                if c == colour)
         assert row_line == 1 + line

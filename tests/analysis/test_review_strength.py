@@ -9,6 +9,7 @@ margin a review rightly counts (docs/review.md, "How good is a review").
 
 from __future__ import annotations
 
+from concurrent.futures import ProcessPoolExecutor
 from statistics import fmean
 
 import pytest
@@ -44,9 +45,11 @@ def test_random_play_loses_ten_times_what_the_strong_bot_loses() -> None:
     times the strong bot's (measured on this deal and the next with two review seeds:
     17 times once, no loss at all for the bot the three other times)."""
     pooled: dict[str, list[float]] = {MARGIN_SEARCH: [], "random": []}
-    for specs in ([MARGIN_SEARCH, "random"], ["random", MARGIN_SEARCH]):
-        for spec, losses in _losses(specs, 2).items():
-            pooled[spec] += losses
+    seatings = ([MARGIN_SEARCH, "random"], ["random", MARGIN_SEARCH])
+    with ProcessPoolExecutor(2) as pool:  # the two games at once: the suite's longest test
+        for seating in pool.map(_losses, seatings, [2, 2]):
+            for spec, losses in seating.items():
+                pooled[spec] += losses
     strong, weak = fmean(pooled[MARGIN_SEARCH]), fmean(pooled["random"])
     assert weak >= 5.0, (strong, weak)
     assert weak >= 10 * strong, (strong, weak)
@@ -57,7 +60,7 @@ def test_in_self_play_most_decisions_are_best_or_good() -> None:
     labelled best or good (docs/review.md: 75 to 88% at the default budget; the plan, the
     medium bot, 64 to 79%)."""
     spec = "search:iterations=40"
-    review = review_record(_game([spec, spec], 7), budget=REVIEW, seed=1, workers=1)
+    review = review_record(_game([spec, spec], 7), budget=REVIEW, seed=1, workers=2)
     for seat in review.seats:
         labels = seat.labels()
         assert labels["best"] + labels["good"] > len(seat.decisions) / 2, labels

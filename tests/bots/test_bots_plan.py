@@ -5,6 +5,7 @@ estimates that follow their definitions."""
 from __future__ import annotations
 
 import statistics
+from concurrent.futures import ProcessPoolExecutor
 from random import Random
 
 import pytest
@@ -45,15 +46,23 @@ def _positions(rules: Rules, seeds: range) -> list[GameState]:
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_plan_plays_only_legal_actions_in_thousands_of_games(players: int) -> None:
     rng = Random(players)
-    for deal in range(1000):
-        rules = Rules(players=players) if deal % 3 == 0 else _variant(rng, players)
-        names = ["plan", ("random", "greedy", "heuristic-v1", "plan")[deal % 4]]
-        lineup = [make_bot(names[(deal + s) % 2]) for s in range(players)]
-        result = play_game(rules, lineup, Deck(rules, deal), seed=deal,
-                           keep_record=deal % 50 == 0)
-        assert result.forfeits == [], result.forfeits
-        if result.record is not None:
-            assert check_record(result.record).valid
+    deals = [(Rules(players=players) if deal % 3 == 0 else _variant(rng, players), deal)
+             for deal in range(1000)]
+    with ProcessPoolExecutor(2) as pool:  # the games are independent: both cores
+        for deal, forfeits, valid in pool.map(_one_legal_game, deals, chunksize=50):
+            assert forfeits == [], (deal, forfeits)
+            assert valid, deal
+
+
+def _one_legal_game(rules_and_deal: tuple[Rules, int]) -> tuple[int, list[str], bool]:
+    """One game of the plan against another bot: its forfeits, and whether its record
+    (kept for every fiftieth deal) passes the record checker."""
+    rules, deal = rules_and_deal
+    names = ["plan", ("random", "greedy", "heuristic-v1", "plan")[deal % 4]]
+    lineup = [make_bot(names[(deal + s) % 2]) for s in range(rules.players)]
+    result = play_game(rules, lineup, Deck(rules, deal), seed=deal, keep_record=deal % 50 == 0)
+    valid = result.record is None or check_record(result.record).valid
+    return deal, [str(f) for f in result.forfeits], valid
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -1,6 +1,7 @@
 """Tune the plan's constants (``noreturn.bots.plan.Params``) by self-play on paired deals.
 
     python benchmarks/tune_plan.py --players 2 [--deals 150] [--rounds 2] [--seed 0]
+    python benchmarks/tune_plan.py --players 4 --deals 600 --seed 7 --evaluate prior_weight=1
 
 Coordinate search: from the constants in ``PARAMS`` for the table size, each
 constant in turn takes each value of its grid below; a value is kept when it raises the
@@ -12,7 +13,9 @@ much as 10% of wins: a plan that only beat v1 would have learned v1's habits, no
 game (several changes did, and lost to the plan itself: docs/bots.md). Every try plays
 the same deals (``--seed``), so two tries differ by their constants alone. It prints every
 improvement and the final constants, which go into ``PARAMS`` by hand, with the figures
-into docs/bots.md.
+into docs/bots.md. ``--evaluate`` measures one change instead: the three yardsticks
+(win rates against v1 and the shipped plan, mean score against random play) on ``--deals``
+deals each.
 
 Fast: the policies play on the game state directly (no views, no bot protocol).
 """
@@ -102,6 +105,38 @@ def objective(p: plan.Params, rules: Rules, deals: int, seed: int) -> tuple[floa
         f"plan, {against_random:.1f} against random")
 
 
+def evaluate(p: plan.Params, rules: Rules, deals: int, seed: int) -> str:
+    """The three yardsticks of ``p`` on ``deals`` deals each (random play too): a line."""
+
+    def mine(state: GameState, _rng: Random) -> Action:
+        return to_action(plan.decide(state, p))
+
+    def shipped(state: GameState, _rng: Random) -> Action:
+        return to_action(plan.choose(state))
+
+    win, _ = rotated(mine, v1, rules, deals, seed)
+    against_plan, _ = rotated(mine, shipped, rules, deals, seed)
+    _, against_random = rotated(mine, uniform_action, rules, deals, seed)
+    return (f"{win:.1%} against v1, {against_plan:.1%} against the shipped plan, "
+            f"{against_random:.2f} against random")
+
+
+def overrides(pairs: list[str], base: plan.Params) -> plan.Params:
+    """``base`` with the constants of ``pairs`` ("name=value") changed."""
+    names = [field.name for field in dataclasses.fields(base)]
+    changes: dict[str, Any] = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        if name not in names:
+            raise SystemExit(f"no constant {name!r}: try one of {', '.join(names)}")
+        try:
+            number = float(value)
+        except ValueError:
+            raise SystemExit(f"{name}={value}: the value must be a number") from None
+        changes[name] = int(number) if number.is_integer() else number
+    return dataclasses.replace(base, **changes)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=2)
@@ -109,9 +144,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--min-gain", type=float, default=0.01)
+    parser.add_argument("--evaluate", nargs="*", metavar="NAME=VALUE", default=None,
+                        help="no search: the shipped constants with these changed, on "
+                        "--deals deals of each yardstick")
     args = parser.parse_args(argv)
     rules = Rules(players=args.players)
     current = plan.params_for(args.players)
+    if args.evaluate is not None:
+        print(evaluate(overrides(args.evaluate, current), rules, args.deals, args.seed))
+        return 0
     best, line = objective(current, rules, args.deals, args.seed)
     print(f"start: {line}", flush=True)
     for round_ in range(args.rounds):

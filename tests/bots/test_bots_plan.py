@@ -4,6 +4,7 @@ estimates that follow their definitions."""
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from concurrent.futures import ProcessPoolExecutor
 from random import Random
@@ -347,6 +348,14 @@ def test_the_tuning_script_runs_and_prints_the_constants(capsys: pytest.CaptureF
     out = capsys.readouterr().out
     assert out.startswith("start: ") and "against v1" in out and "against random" in out
     assert "final: " in out and repr(plan.params_for(3)) in out
+    module.main(["--players", "2", "--deals", "3", "--evaluate", "margin=1", "late=6.5"])
+    line = capsys.readouterr().out
+    assert "against v1" in line and "against the shipped plan" in line, line
+    assert module.overrides(["margin=1", "late=6.5"], plan.params_for(2)) == dataclasses.replace(
+        plan.params_for(2), margin=1, late=6.5)
+    for bad in (["marg=1"], ["margin=many"]):
+        with pytest.raises(SystemExit, match="margin"):
+            module.overrides(bad, plan.params_for(2))
 
 
 def test_the_plan_and_its_candidates_read_a_state_without_changing_it() -> None:

@@ -88,8 +88,11 @@ def rotated(mine: Policy, other: Policy, rules: Rules, deals: int, seed: int) ->
     return wins / games, total / games
 
 
-def objective(p: plan.Params, rules: Rules, deals: int, seed: int) -> tuple[float, str]:
-    """The tuning objective of ``p`` and a line that shows its parts."""
+def yardsticks(p: plan.Params, rules: Rules, deals: int, random_deals: int, seed: int
+               ) -> tuple[float, float, float, float]:
+    """``p`` in each seat in turn: its win rate and mean score against v1, its win rate
+    against the shipped plan (``deals`` deals each), its mean score against random play
+    (``random_deals``)."""
 
     def mine(state: GameState, _rng: Random) -> Action:
         return to_action(plan.decide(state, p))
@@ -98,8 +101,15 @@ def objective(p: plan.Params, rules: Rules, deals: int, seed: int) -> tuple[floa
         return to_action(plan.choose(state))
 
     win, score = rotated(mine, v1, rules, deals, seed)
-    _, against_random = rotated(mine, uniform_action, rules, max(20, deals // 4), seed)
     against_plan, _ = rotated(mine, shipped, rules, deals, seed)
+    _, against_random = rotated(mine, uniform_action, rules, random_deals, seed)
+    return win, score, against_plan, against_random
+
+
+def objective(p: plan.Params, rules: Rules, deals: int, seed: int) -> tuple[float, str]:
+    """The tuning objective of ``p`` and a line that shows its parts."""
+    win, score, against_plan, against_random = yardsticks(p, rules, deals,
+                                                          max(20, deals // 4), seed)
     return win + against_plan + against_random / 150, (
         f"{win:.1%} against v1 (mean {score:.1f}), {against_plan:.1%} against the shipped "
         f"plan, {against_random:.1f} against random")
@@ -107,16 +117,7 @@ def objective(p: plan.Params, rules: Rules, deals: int, seed: int) -> tuple[floa
 
 def evaluate(p: plan.Params, rules: Rules, deals: int, seed: int) -> str:
     """The three yardsticks of ``p`` on ``deals`` deals each (random play too): a line."""
-
-    def mine(state: GameState, _rng: Random) -> Action:
-        return to_action(plan.decide(state, p))
-
-    def shipped(state: GameState, _rng: Random) -> Action:
-        return to_action(plan.choose(state))
-
-    win, _ = rotated(mine, v1, rules, deals, seed)
-    against_plan, _ = rotated(mine, shipped, rules, deals, seed)
-    _, against_random = rotated(mine, uniform_action, rules, deals, seed)
+    win, _, against_plan, against_random = yardsticks(p, rules, deals, deals, seed)
     return (f"{win:.1%} against v1, {against_plan:.1%} against the shipped plan, "
             f"{against_random:.2f} against random")
 

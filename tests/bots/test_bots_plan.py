@@ -15,6 +15,7 @@ from noreturn.bots import Deck, make_bot, plan, play_game
 from noreturn.bots.planner import PlanBot
 from noreturn.bots.search import SearchBot, candidates, clearly_better
 from noreturn.engine import (
+    PLAY,
     Declare,
     GameState,
     Rules,
@@ -202,7 +203,7 @@ def test_tiles_taken_counts_every_tile_a_seat_drew_after_the_deal(players: int) 
     checked = 0
     for seed in range(4):
         for state in game_positions(rules, seed):
-            if state.stage != 2 or state.draws_due:
+            if state.stage != PLAY or state.draws_due:
                 continue
             out_of_bag = sum(len(state.hands[s]) + plan.tiles_taken(state, s)
                              for s in range(players))

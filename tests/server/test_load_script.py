@@ -19,6 +19,7 @@ import pytest
 pytest.importorskip("websockets", reason="the websockets package is not installed")
 pytest.importorskip("fastapi", reason="the server's packages are not installed")
 
+pytestmark = pytest.mark.timing  # its warm-up figures follow the clock: run alone
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "load.py"
 PG_URL = os.environ.get("NORETURN_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 FIELDS = ("tables", "processes", "seconds", "moves", "human_moves", "bot_moves",

@@ -22,6 +22,7 @@ SOCKET_LIMIT = 64
 """``noreturn serve``'s default ``--socket-limit``."""
 FAILED_HELLO_LIMIT = 30
 """``noreturn serve``'s default ``--failed-hello-limit`` (per minute, all at once)."""
+pytestmark = pytest.mark.timing  # the bystander's p99: run alone (pyproject.toml)
 _addresses = (f"127.0.0.{n}" for n in itertools.count(2))
 
 

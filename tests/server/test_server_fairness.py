@@ -67,6 +67,7 @@ def my_turn(ws: Any) -> dict[str, Any]:
             return message  # type: ignore[no-any-return]
 
 
+@pytest.mark.timing
 def test_bot_tables_at_the_largest_rules_leave_another_table_its_share(server: str) -> None:
     huge = httpx.post(f"{server}/api/tables", json={"seats": FAST, "rules": HUGE})
     assert huge.status_code == 422, "the issue's 18,414-tile table must be refused"

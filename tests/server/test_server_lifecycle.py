@@ -184,6 +184,7 @@ def insert_tables(engine: Any, count: int) -> None:
         conn.execute(TableRow.metadata.tables["table_seats"].insert(), seats)
 
 
+@pytest.mark.timing
 def test_the_lobby_of_thousands_of_tables_is_one_query_and_builds_no_game(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[str] = []
@@ -214,6 +215,7 @@ def test_the_lobby_of_thousands_of_tables_is_one_query_and_builds_no_game(
     assert took < 1.0, f"two lobby lists of 200 among 6,000 tables took {took:.2f} s"
 
 
+@pytest.mark.timing
 def test_twenty_thousand_idle_games_leave_the_lobby_fast_and_other_tables_alone(
         tmp_path: Path) -> None:
     """The probe's case: 20,000 idle games made the first lobby list take 34.6 s (every game

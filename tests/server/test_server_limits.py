@@ -354,6 +354,7 @@ def round_trips(url: str, token: str, rounds: int) -> tuple[list[float], list[fl
     return pings, moves
 
 
+@pytest.mark.timing
 def test_a_flood_does_not_slow_another_table(server: str) -> None:
     """One client floods its table while a person plays at another one, on one process.
 

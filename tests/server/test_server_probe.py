@@ -25,6 +25,7 @@ def test_quantile_takes_the_nearest_rank() -> None:
     assert quantile([3.0], 0.99) == 3.0
 
 
+@pytest.mark.timing
 def test_an_idle_server_answers_the_probe_well_under_the_limit(server: str) -> None:
     with PingProbe(server) as probe:
         time.sleep(1.5)

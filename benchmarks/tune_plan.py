@@ -2,6 +2,7 @@
 
     python benchmarks/tune_plan.py --players 2 [--deals 150] [--rounds 2] [--seed 0]
     python benchmarks/tune_plan.py --players 4 --deals 600 --seed 7 --evaluate prior_weight=1
+    python benchmarks/tune_plan.py --players 2 --deals 400 --seed 7 --solo
 
 Coordinate search: from the constants in ``PARAMS`` for the table size, each
 constant in turn takes each value of its grid below; a value is kept when it raises the
@@ -15,7 +16,10 @@ the same deals (``--seed``), so two tries differ by their constants alone. It pr
 improvement and the final constants, which go into ``PARAMS`` by hand, with the figures
 into docs/bots.md. ``--evaluate`` measures one change instead: the three yardsticks
 (win rates against v1 and the shipped plan, mean score against random play) on ``--deals``
-deals each.
+deals each. ``--solo`` searches the constants the plan plays by when far ahead (``solo``,
+from a lead of ``solo_lead``) for the one thing that counts there, the seat's own score:
+the mean score against random play, where such leads arise, from the base constants and a
+lead of 40.
 
 Fast: the policies play on the game state directly (no views, no bot protocol).
 """
@@ -122,6 +126,51 @@ def evaluate(p: plan.Params, rules: Rules, deals: int, seed: int) -> str:
             f"{against_random:.2f} against random")
 
 
+SOLO_LEADS = [10.0, 20.0, 30.0, 40.0, 60.0]
+
+
+def solo_score(base: plan.Params, solo: plan.Params, solo_lead: float, rules: Rules,
+               deals: int, seed: int) -> float:
+    """The mean score against random play of ``base`` playing ``solo`` from ``solo_lead``."""
+    p = dataclasses.replace(base, solo=solo, solo_lead=solo_lead)
+
+    def mine(state: GameState, _rng: Random) -> Action:
+        return to_action(plan.decide(state, p))
+
+    return rotated(mine, uniform_action, rules, deals, seed)[1]
+
+
+def search_solo(base: plan.Params, rules: Rules, deals: int, seed: int, rounds: int,
+                min_gain: float) -> None:
+    """Coordinate search of the solo constants and their lead (``--solo``): prints each
+    improvement (points against random play) and the result."""
+    solo = dataclasses.replace(base, solo=None, solo_lead=1000.0)
+    lead = 40.0
+    best = solo_score(base, solo, lead, rules, deals, seed)
+    print(f"start: {best:.2f} against random", flush=True)
+    grid = {name: values for name, values in GRID.items()
+            if name not in ("safe_lead", "mulligan_max")}  # (no solo lead at the mulligan)
+    for round_ in range(rounds):
+        for value in SOLO_LEADS:
+            score = solo_score(base, solo, value, rules, deals, seed)
+            if score > best + min_gain:
+                best, lead = score, value
+                print(f"round {round_ + 1}: solo_lead={value}: {best:.2f}", flush=True)
+        for name, values in grid.items():
+            for value in values:
+                if getattr(solo, name) == value:
+                    continue
+                trial = dataclasses.replace(solo, **{name: value})
+                score = solo_score(base, trial, lead, rules, deals, seed)
+                if score > best + min_gain:
+                    best, solo = score, trial
+                    print(f"round {round_ + 1}: {name}={value}: {best:.2f}", flush=True)
+    changed = {field.name: getattr(solo, field.name) for field in dataclasses.fields(solo)
+               if getattr(solo, field.name) != getattr(base, field.name)
+               and field.name not in ("solo", "solo_lead")}
+    print(f"final: {best:.2f} against random, solo_lead={lead}, solo changes {changed}")
+
+
 def overrides(pairs: list[str], base: plan.Params) -> plan.Params:
     """``base`` with the constants of ``pairs`` ("name=value") changed."""
     names = [field.name for field in dataclasses.fields(base)]
@@ -144,13 +193,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--min-gain", type=float, default=0.01)
+    parser.add_argument("--min-gain", type=float, default=None,
+                        help="a change is kept when it gains more than this (default 0.01 "
+                        "of the objective; 0.2 points with --solo)")
+    parser.add_argument("--solo", action="store_true",
+                        help="search the constants played when far ahead (see above)")
     parser.add_argument("--evaluate", nargs="*", metavar="NAME=VALUE", default=None,
                         help="no search: the shipped constants with these changed, on "
                         "--deals deals of each yardstick")
     args = parser.parse_args(argv)
     rules = Rules(players=args.players)
     current = plan.params_for(args.players)
+    if args.solo:
+        search_solo(current, rules, args.deals, args.seed, args.rounds,
+                    0.2 if args.min_gain is None else args.min_gain)
+        return 0
+    min_gain = 0.01 if args.min_gain is None else args.min_gain
     if args.evaluate is not None:
         print(evaluate(overrides(args.evaluate, current), rules, args.deals, args.seed))
         return 0
@@ -163,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 trial = dataclasses.replace(current, **{name: value})
                 score, trial_line = objective(trial, rules, args.deals, args.seed)
-                if score > best + args.min_gain:
+                if score > best + min_gain:
                     best, line, current = score, trial_line, trial
                     print(f"round {round_ + 1}: {name}={value}: {line}", flush=True)
     print(f"final: {line}\n{current}")

@@ -266,6 +266,37 @@ def test_far_ahead_the_plan_builds_on_instead_of_racing() -> None:
     pytest.fail("no position between the two margins in this game")
 
 
+
+
+def _with_lead(state: GameState, lead: float) -> GameState:
+    """A copy of ``state`` whose mover leads by ``lead``: the rivals' piles moved alike."""
+    copy = state.clone()
+    shift = int(lead - plan.lead(state))
+    for rival in range(state.rules.players):
+        if rival != state.to_move:
+            copy.pile_sums[rival] -= shift
+    assert plan.lead(copy) == lead
+    return copy
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_far_enough_ahead_the_plan_plays_its_solo_constants(players: int) -> None:
+    """From a lead of ``solo_lead`` the plan decides by its ``solo`` constants, a point short
+    of it by its own: the same position decides otherwise by the rivals' public piles alone."""
+    p = plan.params_for(players)
+    assert p.solo is not None and p.solo.solo is None
+    alone = dataclasses.replace(p, solo=None)
+    for seed in range(10):
+        for state in _plan_game(Rules(players=players), seed):
+            if state.stage != 2:
+                continue
+            far, short = _with_lead(state, p.solo_lead), _with_lead(state, p.solo_lead - 1)
+            if plan.decide(far, alone) == plan.decide(far, p.solo):
+                continue
+            assert plan.decide(far, p) == plan.decide(far, p.solo)
+            assert plan.decide(short, p) == plan.decide(short, alone)
+            return
+    pytest.fail("the solo constants never decided otherwise in ten games")
+
 def test_reasons_name_the_plan() -> None:
     bot = PlanBot()
     for state in _positions(Rules(), range(1)):

@@ -27,6 +27,8 @@ So the plan is a budget of turns:
   (``safe_lead``) there is no race to run, and the margin falls to nothing. The margin and the
   typical power are not guessed: they were chosen per table size by self-play on paired
   deals (``benchmarks/tune_plan.py``; figures in ``docs/bots.md``).
+- **Solo**: further ahead still (``solo_lead``) no rival can catch up, and every constant
+  gives way to the ``solo`` set, searched for the seat's own score alone.
 - **Building**: the longest chain of one colour that starts a row high or extends one with
   small steps, valued per tile; late in phase 1 a tile placed is worth less (it may not be
   scored). When nothing is worth placing, the tiles that fit no row are exchanged.
@@ -44,8 +46,9 @@ relies on (what fits a row, what a payment covers) is the engine's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from random import Random
+from typing import Any
 
 from noreturn.engine import (
     DECLARE,
@@ -117,14 +120,27 @@ class Params:
     against 80.5%, 59.3% and 52.1% without, at the same score against random; a plan that
     does not dump wins 47.6%, 27.0% and 19.6% of its seat against plans that do (fair:
     50%, 33% and 25%)."""
+    solo_lead: float = 1000.0
+    """A lead from which the plan plays ``solo``: no rival is near enough to race, so the
+    constants that score the most for the seat itself take over."""
+    solo: Params | None = None
+
+
+def _with_solo(base: Params, solo_lead: float, **solo: Any) -> Params:
+    """``base``, playing by ``base`` with the ``solo`` changes from a lead of ``solo_lead``."""
+    return replace(base, solo_lead=solo_lead, solo=replace(base, **solo))
 
 
 PARAMS = {
-    2: Params(margin=3, typical=15, start_min=7, max_gap=4, step_cost=0.5, safe_lead=40),
-    3: Params(margin=1, typical=18, max_gap=11, step_cost=1.0, start_gain=1.0, late=6.0,
-              keep_power=0.3),
-    4: Params(margin=1, typical=15, start_min=5, max_gap=11, step_cost=0.5, step_gain=5.0,
-              value_gain=0.5, keep_power=0.6, completion=1.0),
+    2: _with_solo(Params(margin=3, typical=15, start_min=7, max_gap=4, step_cost=0.5,
+                         safe_lead=40),
+                  60, max_gap=5, keep_power=0.3, idle_rate=3.0, dump_max=5),
+    3: _with_solo(Params(margin=1, typical=18, max_gap=11, step_cost=1.0, start_gain=1.0,
+                         late=6.0, keep_power=0.3),
+                  20, typical=16, start_min=5, step_cost=0.5, value_gain=0.0, dump_max=5),
+    4: _with_solo(Params(margin=1, typical=15, start_min=5, max_gap=11, step_cost=0.5,
+                         step_gain=5.0, value_gain=0.5, keep_power=0.6, completion=1.0),
+                  40, margin=2),
 }
 """Chosen by coordinate search in self-play on paired deals (see the module docstring):
 each constant in turn over a few values, kept when it raised the win rate against
@@ -135,7 +151,9 @@ colour by then), so that the turns a reason names are the turns the rows will ta
 Once payments took their colour along (``dump_max``), the search ran again (150 deals,
 one round): with two players it moved five constants, which held on 400 other deals
 (86.6% against v1, 55.3% against the plan before, 122.2 against random); with three and
-four players its changes did not hold on other deals, and the constants stayed."""
+four players its changes did not hold on other deals, and the constants stayed.
+The ``solo`` constants were searched for the seat's own score alone, in games against
+random play, where such leads arise (``tune_plan.py --solo``; docs/bots.md)."""
 
 
 def params_for(players: int) -> Params:
@@ -404,6 +422,8 @@ def decide(state: GameState, p: Params, may_declare: bool = True) -> Decision:
     turn (the "wait" the switch advisor weighs against declaring)."""
     seat = state.to_move
     hand = sorted(state.hands[seat])
+    if p.solo is not None and lead(state) >= p.solo_lead:
+        p = p.solo  # (never at the mulligan: every lead is 0 there)
     if state.stage == MULLIGAN:
         low = tuple(t for t in hand if VALUE[t] <= p.mulligan_max)
         return (MULLIGAN_CHOICE, 0, 0, low[: len(state.bag)])

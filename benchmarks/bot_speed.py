@@ -1,9 +1,11 @@
 """Decision time per move of each player-facing level, on positions from real games.
 
-    python benchmarks/bot_speed.py [--positions 30] [--levels easy,medium,hard] [--json]
+    python benchmarks/bot_speed.py [--positions 30] [--levels easy,medium,hard] [--players 2]
+                                   [--json]
 
-Positions come from heuristic self-play (default rules, 2 players), spread over the
-mulligan, phase 1 and phase 2. Each bot decides every position once; the table shows the
+Positions come from heuristic self-play (default rules, ``--players`` players), spread over
+the mulligan, phase 1 and phase 2 (with three and four players medium thinks near its
+switch: its worst times are there). Each bot decides every position once; the table shows the
 mean, 95th percentile and worst time per decision on the wall clock, and the mean CPU time
 (the search bots budget CPU time, so on a busy machine their wall time grows while their
 CPU time, and their strength, stays). A figure, not a test: this machine is shared and
@@ -28,13 +30,13 @@ from noreturn.bots.yardsticks.heuristic_v1 import HeuristicV1Bot as HeuristicBot
 from noreturn.engine import GameState, Rules, legal_actions, new_game, view
 
 
-def positions(count: int, seed: int = 0) -> list[GameState]:
+def positions(count: int, players: int = 2, seed: int = 0) -> list[GameState]:
     """Decision positions from heuristic self-play games, every few turns."""
     rng = Random(seed)
     found: list[GameState] = []
     bot = HeuristicBot()
     while len(found) < count:
-        state = new_game(Rules(), rng)
+        state = new_game(Rules(players=players), rng)
         while not state.is_over() and len(found) < count:
             if state.is_chance():
                 state.apply(state.sample_draw(rng))
@@ -66,14 +68,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--positions", type=int, default=30)
     parser.add_argument("--levels", default="easy,medium,hard")
+    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    states = positions(args.positions)
+    states = positions(args.positions, args.players)
     results = {level: time_level(level, states) for level in args.levels.split(",")}
     if args.json:
         print(json.dumps(results))
         return
-    table = Table(title=f"decision time per move, {len(states)} positions, 2 players")
+    table = Table(title=f"decision time per move, {len(states)} positions, {args.players} players")
     for column in ("level", "bot", "mean ms", "p95 ms", "max ms", "CPU ms"):
         table.add_column(column, justify="right")
     for level, r in results.items():

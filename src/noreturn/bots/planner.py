@@ -1,5 +1,12 @@
 """The ``heuristic`` bot (level medium): the plan of ``plan.py``, and reasons that name it.
 
+With three and four players medium also thinks at its switch: within a few turns of the
+plan's own moment it weighs declaring now against waiting over sampled worlds, both lines
+played out by the plan (``switch.declare_value``, 24 worlds in at most some 45 ms), and
+follows the verdict. The rule of thumb cannot see what the rivals' public rows and pace say
+about this game; the rollouts can. With two players, where a rival who switches first cuts
+the other's time, the plan's rule did better (docs/bots.md).
+
 Every reason says where the plan stands, so that hints given turn after turn read as one
 plan: how many turns are left, how many scoring turns the rows need, and what this move does
 for that ("keep building: about 14 turns left, your rows need 6 scoring turns").
@@ -12,9 +19,11 @@ from random import Random
 
 from noreturn.bots import plan
 from noreturn.bots.base import BotError, parse_options, register
+from noreturn.bots.switch import declare_value
 from noreturn.engine import (
     COLOUR_NAMES,
     DECLARE,
+    PLAY,
     Action,
     Declare,
     Exchange,
@@ -34,14 +43,40 @@ from noreturn.engine import (
 from noreturn.text.lang import _, ngettext
 from noreturn.text.refusals import colour_word
 
+SWITCH_WORLDS = {2: 0, 3: 24, 4: 24}
+"""Sampled worlds medium weighs its switch by, per table size (0: the plan's rule alone)."""
+WINDOW = 6.0
+"""Turns before the plan's own switch (its rows' scoring turns against the turns left, less
+its margin) from which medium weighs the switch."""
+
+
+def near_switch(state: GameState) -> bool:
+    """Whether the mover may declare and its rows are within ``WINDOW`` turns of the
+    plan's switch: where weighing it is worth the time."""
+    seat = state.to_move
+    if state.stage != PLAY or state.phases[seat] != 1 or not any(state.rows[seat]):
+        return False
+    needed, left = plan.needed_and_left(state)
+    return needed - left >= -(plan.params_for(state.rules.players).margin + WINDOW)
+
 
 class PlanBot:
-    """The plan as a bot; ``decide`` also says why."""
+    """The plan as a bot; ``decide`` also says why. ``worlds`` overrides ``SWITCH_WORLDS``."""
 
     name = "plan"
 
+    def __init__(self, worlds: int | None = None) -> None:
+        self.worlds = worlds
+
     def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
-        """The plan's choice among ``legal``."""
+        """The plan's choice among ``legal``; near the switch, declaring or not as the
+        sampled worlds say (``rng`` draws them)."""
+        worlds = SWITCH_WORLDS.get(view.rules.players, 0) if self.worlds is None else self.worlds
+        if worlds and any(isinstance(a, Declare) for a in legal) and near_switch(
+                sample_world(view, Random(0))):
+            if declare_value(view, worlds, rng) > 0:
+                return Declare()
+            legal = [a for a in legal if not isinstance(a, Declare)]
         return self.decide(view, legal)[0]
 
     def decide(self, view: View, legal: Sequence[Action]) -> tuple[Action, str]:
@@ -129,7 +164,11 @@ def _place_reason(state: GameState, action: Place) -> str:
         budget=_budget(state), tiles=tiles_text(action.tiles), what=what)
 
 
-@register("plan", "the plan: a turn budget, rows built to it, a timed declaration")
+@register("plan", "the plan: a turn budget, rows built to it, a timed declaration; "
+          "worlds=N: sampled worlds weighing the switch (default 24 with 3-4 players, "
+          "0 with 2: the rule alone)")
 def _heuristic(options: str) -> PlanBot:
-    parse_options(options, {})
-    return PlanBot()
+    worlds = parse_options(options, {"worlds": int}).get("worlds")
+    if worlds is not None and int(worlds) < 0:
+        raise BotError(f"bot option worlds={worlds}: use 0 or more sampled worlds")
+    return PlanBot(None if worlds is None else int(worlds))

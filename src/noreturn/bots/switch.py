@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from random import Random
 
 from noreturn.bots import plan
-from noreturn.bots.search import outcome
+from noreturn.bots.search import outcome, reward
 from noreturn.engine import (
     Declare,
     GameState,
@@ -114,6 +114,24 @@ def switch_advice(view: View, *, seconds: float = 0.5, worlds: int | None = None
     return SwitchAdvice(declare, wait, count)
 
 
+DECLARE_WIN_WEIGHT = 0.5
+"""How ``declare_value`` weighs the win against the margin: as the label of the switch fitted
+to simulation did (``benchmarks/switch_fit.py``), whose rollouts' switch this is."""
+
+
+def declare_value(view: View, worlds: int, rng: Random) -> float:
+    """What declaring now gains over waiting for ``view``'s seat, as the search values a
+    finished game (the win and the margin, ``reward``), over ``worlds`` sampled worlds: the
+    switch medium thinks about at three and four players (``planner.py``)."""
+    seat = view.seat or 0
+    total = 0.0
+    for _world in range(worlds):
+        declared, waited = both_lines(view, rng)
+        total += (reward(declared, seat, DECLARE_WIN_WEIGHT)
+                  - reward(waited, seat, DECLARE_WIN_WEIGHT))
+    return total / worlds
+
+
 def both_lines(view: View, rng: Random) -> tuple[GameState, GameState]:
     """One sampled world of ``view``'s seat played to the end both ways, on the same later
     draws: declaring now, and the plan's best move that stays in phase 1 (then the plan in
@@ -129,4 +147,5 @@ def both_lines(view: View, rng: Random) -> tuple[GameState, GameState]:
     return declared, waited
 
 
-__all__ = ["Outlook", "SwitchAdvice", "both_lines", "can_advise", "switch_advice"]
+__all__ = ["Outlook", "SwitchAdvice", "both_lines", "can_advise", "declare_value",
+           "switch_advice"]

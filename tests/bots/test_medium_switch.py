@@ -1,0 +1,78 @@
+"""Medium thinks at its switch with three and four players (``planner.SWITCH_WORLDS``).
+
+Near the plan's own switch it declares exactly when the sampled worlds say declaring beats
+waiting; everywhere else, and with two players, it is the plan.
+"""
+
+from __future__ import annotations
+
+from random import Random
+
+import pytest
+
+from noreturn.bots import BotError, Deck, make_bot
+from noreturn.bots.planner import SWITCH_WORLDS, PlanBot, near_switch
+from noreturn.bots.switch import declare_value
+from noreturn.engine import Declare, GameState, Rules, legal_actions, view
+
+
+def _positions(players: int, seed: int) -> list[GameState]:
+    """The decision states of a game medium plays in every seat."""
+    rules = Rules(players=players)
+    deck, bot = Deck(rules, seed), PlanBot()
+    state = GameState(rules, deck.start_player)
+    states = []
+    while not state.is_over():
+        if state.is_chance():
+            state.apply(deck.next_draw(state))
+            continue
+        states.append(state.clone())
+        seen = view(state, state.to_move)
+        state.apply(bot.act(seen, legal_actions(state), Random(len(states))))
+    return states
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_near_its_switch_medium_declares_as_the_sampled_worlds_say(players: int) -> None:
+    worlds = SWITCH_WORLDS[players]
+    assert worlds > 0
+    plain, thinking = PlanBot(worlds=0), PlanBot()
+    weighed = declared = 0
+    for state in _positions(players, 1):
+        seen, legal = view(state, state.to_move), legal_actions(state)
+        chosen = thinking.act(seen, legal, Random(7))
+        if not near_switch(state):
+            assert chosen == plain.act(seen, legal, Random(7))
+            continue
+        weighed += 1
+        declares = declare_value(seen, worlds, Random(7)) > 0
+        assert (chosen == Declare()) == declares
+        if not declares:  # waiting: the plan's best move that stays in phase 1
+            assert chosen == plain.act(seen, [a for a in legal if a != Declare()], Random(7))
+        declared += declares
+    assert weighed >= players  # every seat weighs its switch at least once
+    assert 0 < declared < weighed  # the worlds said both
+
+
+def test_with_two_players_medium_is_the_plan_alone() -> None:
+    assert SWITCH_WORLDS[2] == 0
+    plain = PlanBot(worlds=0)
+    for state in _positions(2, 2):
+        seen, legal = view(state, state.to_move), legal_actions(state)
+        assert PlanBot().act(seen, legal, Random(1)) == plain.act(seen, legal, Random(1))
+
+
+def test_kept_in_phase_1_medium_never_declares() -> None:
+    for state in _positions(4, 3):
+        if not near_switch(state):
+            continue
+        legal = [a for a in legal_actions(state) if a != Declare()]
+        assert PlanBot(worlds=8).act(view(state, state.to_move), legal, Random(0)) in legal
+
+
+def test_the_worlds_option() -> None:
+    bot = make_bot("heuristic:worlds=4")
+    assert isinstance(bot, PlanBot) and bot.worlds == 4
+    for spec in ("heuristic:worlds=-1", "heuristic:worlds=many", "heuristic:time=1"):
+        with pytest.raises(BotError, match="worlds"):
+            make_bot(spec)

@@ -11,7 +11,7 @@ from random import Random
 import pytest
 
 from noreturn.bots import BotError, Deck, make_bot
-from noreturn.bots.planner import SWITCH_WORLDS, PlanBot, near_switch
+from noreturn.bots.planner import SWITCH_WORLDS, THINK_BAG, PlanBot, near_switch
 from noreturn.bots.switch import declare_value
 from noreturn.engine import Declare, GameState, Rules, legal_actions, view
 
@@ -68,6 +68,30 @@ def test_kept_in_phase_1_medium_never_declares() -> None:
             continue
         legal = [a for a in legal_actions(state) if a != Declare()]
         assert PlanBot(worlds=8).act(view(state, state.to_move), legal, Random(0)) in legal
+
+
+def test_in_a_game_of_thousands_of_tiles_medium_keeps_to_the_rule(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each world plays the rest of the game out: with more than ``THINK_BAG`` tiles in
+    the bag medium does not think (a server's bot table at the largest rules)."""
+    def no_worlds(*_args: object) -> float:
+        raise AssertionError("medium sampled worlds with a bag of hundreds of tiles")
+
+    monkeypatch.setattr("noreturn.bots.planner.declare_value", no_worlds)
+    rules = Rules(players=4, colors=6, max_value=31, copies=4)
+    deck, plain = Deck(rules, 0), PlanBot(worlds=0)
+    state = GameState(rules, deck.start_player)
+    seen_near = 0
+    while not state.is_over() and len(state.bag) > THINK_BAG:
+        if state.is_chance():
+            state.apply(deck.next_draw(state))
+            continue
+        seen, legal = view(state, state.to_move), legal_actions(state)
+        chosen = PlanBot().act(seen, legal, Random(0))
+        assert chosen == plain.act(seen, legal, Random(0))
+        seen_near += near_switch(state)
+        state.apply(chosen)
+    assert seen_near > 0  # the plan came near its switch with a full bag
 
 
 def test_the_worlds_option() -> None:

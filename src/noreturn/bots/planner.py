@@ -45,6 +45,11 @@ from noreturn.text.refusals import colour_word
 
 SWITCH_WORLDS = {2: 0, 3: 24, 4: 24}
 """Sampled worlds medium weighs its switch by, per table size (0: the plan's rule alone)."""
+THINK_BAG = 100
+"""Medium weighs its switch only while the bag holds at most this many tiles: each world
+plays the rest of the game out, so the bag bounds the cost. At the published size it never
+binds near the switch (four players start play with 100); in a game of thousands of tiles
+medium keeps to the rule alone rather than think for seconds."""
 WINDOW = 6.0
 """Turns before the plan's own switch (its rows' scoring turns against the turns left, less
 its margin) from which medium weighs the switch."""
@@ -72,8 +77,8 @@ class PlanBot:
         """The plan's choice among ``legal``; near the switch, declaring or not as the
         sampled worlds say (``rng`` draws them)."""
         worlds = SWITCH_WORLDS.get(view.rules.players, 0) if self.worlds is None else self.worlds
-        if worlds and any(isinstance(a, Declare) for a in legal) and near_switch(
-                sample_world(view, Random(0))):
+        if (worlds and view.bag_count <= THINK_BAG and any(isinstance(a, Declare) for a in legal)
+                and near_switch(sample_world(view, Random(0)))):
             if declare_value(view, worlds, rng) > 0:
                 return Declare()
             legal = [a for a in legal if not isinstance(a, Declare)]

@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from random import Random
 
 import pytest
+from botgames import bot_game
 
 from noreturn.bots import Deck, make_bot, plan, play_game
 from noreturn.bots.planner import PlanBot
@@ -180,17 +181,8 @@ def test_scoring_turns_score_the_biggest_payable_tail_each_turn() -> None:
 
 
 def _plan_game(rules: Rules, seed: int) -> list[GameState]:
-    """The decision states of a game the plan plays in every seat."""
-    deck, bot = Deck(rules, seed), PlanBot()
-    state = GameState(rules, deck.start_player)
-    states = []
-    while not state.is_over():
-        if state.is_chance():
-            state.apply(deck.next_draw(state))
-            continue
-        states.append(state.clone())
-        state.apply(bot.act(view(state, state.to_move), legal_actions(state), Random(0)))
-    return states
+    """The decision states of a game the plan (its rule alone) plays in every seat."""
+    return bot_game(rules, seed, PlanBot(worlds=0))
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

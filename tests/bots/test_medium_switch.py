@@ -9,6 +9,7 @@ from __future__ import annotations
 from random import Random
 
 import pytest
+from botgames import bot_game
 
 from noreturn.bots import BotError, Deck, make_bot
 from noreturn.bots.planner import SWITCH_WORLDS, THINK_BAG, PlanBot, near_switch
@@ -18,18 +19,7 @@ from noreturn.engine import Declare, GameState, Rules, legal_actions, view
 
 def _positions(players: int, seed: int) -> list[GameState]:
     """The decision states of a game medium plays in every seat."""
-    rules = Rules(players=players)
-    deck, bot = Deck(rules, seed), PlanBot()
-    state = GameState(rules, deck.start_player)
-    states = []
-    while not state.is_over():
-        if state.is_chance():
-            state.apply(deck.next_draw(state))
-            continue
-        states.append(state.clone())
-        seen = view(state, state.to_move)
-        state.apply(bot.act(seen, legal_actions(state), Random(len(states))))
-    return states
+    return bot_game(Rules(players=players), seed, PlanBot())
 
 
 @pytest.mark.parametrize("players", [3, 4])

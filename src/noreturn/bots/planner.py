@@ -76,30 +76,37 @@ class PlanBot:
     def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
         """The plan's choice among ``legal``; near the switch, declaring or not as the
         sampled worlds say (``rng`` draws them)."""
+        state = sample_world(view, Random(0))
         worlds = SWITCH_WORLDS.get(view.rules.players, 0) if self.worlds is None else self.worlds
         if (worlds and view.bag_count <= THINK_BAG and any(isinstance(a, Declare) for a in legal)
-                and near_switch(sample_world(view, Random(0)))):
+                and near_switch(state)):
             if declare_value(view, worlds, rng) > 0:
                 return Declare()
             legal = [a for a in legal if not isinstance(a, Declare)]
-        return self.decide(view, legal)[0]
+        return _choose(state, legal)
 
     def decide(self, view: View, legal: Sequence[Action]) -> tuple[Action, str]:
-        """The chosen action with a one-line reason a player understands.
+        """The plan's action with a one-line reason a player understands (the hints).
 
         The plan reads only the seat's own hand and the public table, so it runs on any
-        world consistent with the view; which one does not matter. When declaring is not
-        among ``legal`` though the plan would declare (a wrapper keeps it in phase 1:
-        ``declare_at.py``), it plays the plan's best move that stays in phase 1.
-        """
+        world consistent with the view; which one does not matter."""
         state = sample_world(view, Random(0))
-        decision = plan.choose(state)
-        if decision[0] == DECLARE and not any(isinstance(a, Declare) for a in legal):
-            decision = plan.decide(state, plan.params_for(view.rules.players), may_declare=False)
-        action = to_action(decision)
-        if action not in legal:  # a plan bug must not cost the game: say so loudly
-            raise BotError(f"the plan chose {action}, which is not legal here")
+        action = _choose(state, legal)
         return action, reason(state, action)
+
+
+def _choose(state: GameState, legal: Sequence[Action]) -> Action:
+    """The plan's choice in ``state`` among ``legal``. When declaring is not among
+    ``legal`` though the plan would declare (a wrapper keeps it in phase 1:
+    ``declare_at.py``; or medium's worlds said wait), the plan's best move that stays in
+    phase 1."""
+    decision = plan.choose(state)
+    if decision[0] == DECLARE and not any(isinstance(a, Declare) for a in legal):
+        decision = plan.decide(state, plan.params_for(state.rules.players), may_declare=False)
+    action = to_action(decision)
+    if action not in legal:  # a plan bug must not cost the game: say so loudly
+        raise BotError(f"the plan chose {action}, which is not legal here")
+    return action
 
 
 def _budget(state: GameState) -> str:

@@ -48,7 +48,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from tune_plan import rotated, v1
 
 from noreturn.bots import Deck, plan
-from noreturn.bots.search import candidates, outcome
+from noreturn.bots.outcome import outcome
+from noreturn.bots.search import candidates
 from noreturn.engine import (
     MULLIGAN,
     OVER,

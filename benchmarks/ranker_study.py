@@ -48,8 +48,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from tune_plan import rotated, v1
 
 from noreturn.bots import Deck, plan
-from noreturn.bots.outcome import outcome
-from noreturn.bots.search import candidates
+from noreturn.bots.search import candidates, outcome
 from noreturn.engine import (
     MULLIGAN,
     OVER,

@@ -37,8 +37,7 @@ from random import Random
 from unittest import mock
 
 from noreturn.bots import Deck, make_bot, plan, search
-from noreturn.bots.outcome import outcome
-from noreturn.bots.search import candidates
+from noreturn.bots.search import candidates, outcome
 from noreturn.engine import (
     PLAY,
     Action,

@@ -6,7 +6,7 @@
    at least ``left - margin - 6`` scoring turns), the seat's view is sampled ``--worlds``
    times and both lines, declaring now and the plan's best move that stays in phase 1, are
    played to the end by the plan in every seat on the same draws. The label is the mean
-   difference of the search's reward (``outcome.reward``: half the win, half the clipped
+   difference of the search's reward (``search.reward``: half the win, half the clipped
    margin), so a positive label says declaring now is worth more.
 2. **Fit.** Ridge least squares of the label on a few public features (``FEATURES``);
    five-fold cross-validation gives the gain a position over always waiting, for the plan's
@@ -29,7 +29,7 @@ from random import Random
 import numpy as np
 
 from noreturn.bots import Deck, plan
-from noreturn.bots.outcome import reward
+from noreturn.bots.search import reward
 from noreturn.bots.switch import both_lines
 from noreturn.engine import (
     DECLARE,

@@ -13,7 +13,6 @@ from botgames import bot_game
 
 from noreturn.bots import BotError, Deck, make_bot
 from noreturn.bots.planner import SWITCH_WORLDS, THINK_BAG, PlanBot, near_switch
-from noreturn.bots.search import SearchBot
 from noreturn.bots.switch import declare_value
 from noreturn.engine import Declare, GameState, Rules, legal_actions, view
 
@@ -91,24 +90,3 @@ def test_the_worlds_option() -> None:
     for spec in ("heuristic:worlds=-1", "heuristic:worlds=many", "heuristic:time=1"):
         with pytest.raises(BotError, match="worlds"):
             make_bot(spec)
-
-
-def test_hard_starts_from_medium_s_move_switch_included(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The search's default is medium's move, the weighed switch with it: a search that
-    finds no candidate clearly better plays exactly what medium plays, near the switch
-    too."""
-    monkeypatch.setattr("noreturn.bots.search.clearly_better", lambda *_args: False)
-    loyal = SearchBot(iterations=2)
-    weighed = 0
-    for state in _positions(3, 1):
-        seen, legal = view(state, state.to_move), legal_actions(state)
-        weighed += near_switch(state)
-        assert loyal.act(seen, legal, Random(5)) == PlanBot().act(seen, legal, Random(5))
-    assert weighed >= 3
-
-
-def test_the_search_s_worlds_option_is_checked() -> None:
-    assert make_bot("search:iterations=2,worlds=0").worlds == 0  # type: ignore[attr-defined]
-    with pytest.raises(BotError, match="worlds"):
-        make_bot("search:worlds=-1")

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from random import Random
 
 from noreturn.bots import plan
-from noreturn.bots.outcome import outcome
+from noreturn.bots.search import outcome
 from noreturn.engine import Action, Draw, GameState, Stage, View, sample_world, to_action
 
 

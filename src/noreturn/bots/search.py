@@ -7,22 +7,18 @@ plan (``plan.py``) for every seat to the end of the game. Because all candidates
 same world and the same later draws (common random numbers), the luck of a sample falls on
 all of them alike and their difference is measured with far fewer playouts.
 
-Candidates are the moves that differ in substance: medium's own move (the plan's choice,
-and with three and four players its switch weighed over sampled worlds: ``planner.py``),
-the default the search must beat; the declaration;
+Candidates are the moves that differ in substance: the plan's own choice; the declaration;
 placing a colour's highest placeable tiles (one, two, ... of them); each scoring tail with
 its cheapest payment and with the plan's payments (which give up the rest of the paying
 colour with it); exchanging the one, two, ... least useful
 tiles. Sequential halving spends the budget: every candidate gets the same share of the
 first round, the better half goes on to the next round with twice as many playouts each, and
-so on, so the budget goes where the decision is close. The default stays in every
-round, and the winner is played instead only if it beats the default on the last
+so on, so the budget goes where the decision is close. The plan's own choice stays in every
+round, and the winner is played instead only if it beats the plan's choice on the last
 round's worlds (fresh: they did not pick the winner) by more than ``trust`` standard errors
 of the paired difference. The plan is a strong default, and with three and four players a
 second's worlds are few: a search that followed every lucky sample was no stronger than
-the plan it plays out (25.5% a seat against medium's 27.0% with four players). Since
-medium weighs its switch (2026-12-03) the default is medium's move, not the plan's rule:
-the search starts from the stronger player.
+the plan it plays out (25.5% a seat against medium's 27.0% with four players).
 
 The value of a playout is a win (1, shared 1/k) blended with the margin over the best other
 seat, so the search prefers a big win to a narrow one and a narrow loss to a big one.
@@ -31,8 +27,7 @@ Options: ``search:time=1.0`` (seconds of CPU per decision, the default, at most 
 times that on the wall clock: ``WALL_CAP``) or
 ``search:iterations=N`` (sampled worlds per decision: the same seed gives the same move),
 ``win=0.5`` (weight of the win against the margin), ``trust=1.0`` (standard errors a move
-must beat the default by; 0: the plain winner), ``worlds=N`` (the worlds the default
-weighs its switch by, as ``plan:worlds=N``; 0: the plan's rule), ``scale=60`` (points of margin that
+must beat the plan's choice by; 0: the plain winner), ``scale=60`` (points of margin that
 count as half a win; beyond half of it either way the margin is clipped). The clip makes
 a bot far ahead play to win rather than to win big; ``search:win=0,scale=1000,trust=0``
 plays for the expected margin alone, the very value ``noreturn review`` measures moves by.
@@ -48,8 +43,6 @@ from random import Random
 
 from noreturn.bots import plan
 from noreturn.bots.base import BotError, Budget, parse_options, register
-from noreturn.bots.outcome import MARGIN_SCALE, reward
-from noreturn.bots.planner import PlanBot
 from noreturn.engine import (
     TILE_COLOUR,
     TILE_VALUE,
@@ -79,6 +72,19 @@ busy machine does not make the bot weaker: a tournament run beside other work me
 the bot that is shipped. The wall clock caps it at this many times the budget, so that a
 crowded server still answers."""
 
+MARGIN_SCALE = 60.0
+"""Points of margin that count as much as half a win (clipped beyond)."""
+
+
+def outcome(state: GameState, seat: int) -> tuple[int, float]:
+    """A finished game's margin for ``seat`` (its score minus the best other seat's) and
+    its share of first place (1, shared 1/k, or 0)."""
+    scores = state.scores()
+    mine = scores[seat]
+    best_other = max(s for i, s in enumerate(scores) if i != seat)
+    top = max(scores)
+    return mine - best_other, (1.0 / scores.count(top) if mine == top else 0.0)
+
 
 def clearly_better(values: Sequence[float], baseline: Sequence[float], z: float) -> bool:
     """Whether ``values`` beat ``baseline`` on the same worlds (paired) by more than ``z``
@@ -90,13 +96,20 @@ def clearly_better(values: Sequence[float], baseline: Sequence[float], z: float)
     return mean > z * statistics.stdev(differences) / math.sqrt(len(differences))
 
 
-def candidates(state: GameState, legal: Sequence[Action],
-               first: Action | None = None) -> list[Action]:
-    """The moves worth searching at ``state`` (the seat to move decides): ``first`` (the
-    default move; the plan's choice when not given) leads."""
+def reward(state: GameState, seat: int, win_weight: float,
+           scale: float = MARGIN_SCALE) -> float:
+    """A finished game's value for ``seat``, from 0 to 1; ``scale`` points of margin
+    count as half a win (see ``MARGIN_SCALE``)."""
+    margin, win = outcome(state, seat)
+    scaled = max(-0.5, min(0.5, margin / scale))
+    return win_weight * win + (1.0 - win_weight) * (0.5 + scaled)
+
+
+def candidates(state: GameState, legal: Sequence[Action]) -> list[Action]:
+    """The moves worth searching at ``state`` (the seat to move decides), plan's first."""
     seat = state.to_move
     allowed = set(legal)
-    chosen: list[Action] = [first if first is not None else to_action(plan.choose(state))]
+    chosen: list[Action] = [to_action(plan.choose(state))]
     hand = sorted(state.hands[seat])
     p = plan.params_for(state.rules.players)
     if isinstance(chosen[0], Mulligan):
@@ -148,8 +161,7 @@ class SearchBot:
 
     def __init__(self, seconds: float = 1.0, iterations: int | None = None,
                  win_weight: float = 0.5, trust: float = TRUST,
-                 margin_scale: float = MARGIN_SCALE, worlds: int | None = None) -> None:
-        self.worlds = worlds
+                 margin_scale: float = MARGIN_SCALE) -> None:
         self.trust = trust
         self.seconds = seconds
         self.iterations = iterations
@@ -158,28 +170,24 @@ class SearchBot:
         self.last_playouts = 0
 
     def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
-        """The candidate with the best mean value over the sampled worlds; medium's own
-        move (``PlanBot``: the plan, its switch weighed with three and four players)
-        unless another candidate beats it clearly."""
+        """The candidate with the best mean value over the sampled worlds."""
         if len(legal) == 1:
             return legal[0]
-        began = (time.thread_time(), time.perf_counter())
-        default = PlanBot(self.worlds).act(view, legal, rng)
-        options = candidates(sample_world(view, rng), legal, default)
+        seat = view.seat or 0
+        first = sample_world(view, rng)
+        options = candidates(first, legal)
         if len(options) == 1:
             return options[0]
-        return options[self._halving(view, options, rng, began)]
+        return options[self._halving(view, seat, options, rng)]
 
-    def _halving(self, view: View, options: list[Action], rng: Random,
-                 began: tuple[float, float]) -> int:
-        """The index of the winner of sequential halving among ``options`` (the default
-        move first): the default unless the winner beats it clearly. ``began``: the CPU
-        and wall clocks when the decision began, which the budget counts from."""
-        seat = view.seat or 0
+    def _halving(self, view: View, seat: int, options: list[Action], rng: Random) -> int:
+        """The index of the winner of sequential halving among ``options`` (the plan's own
+        choice first): the plan's choice unless the winner beats it clearly."""
         alive = list(range(len(options)))
         totals = [0.0] * len(options)
         counts = [0] * len(options)
         rounds = max(1, math.ceil(math.log2(len(options))))
+        began = (time.thread_time(), time.perf_counter())
         self.last_playouts = 0
         fresh: dict[int, list[float]] = {}
         for done in range(rounds):
@@ -222,15 +230,11 @@ class SearchBot:
                     "search:iterations=N (worlds per move)")
 def _search(options: str) -> SearchBot:
     values = parse_options(options, {"time": float, "iterations": int, "win": float,
-                                     "trust": float, "scale": float, "worlds": int})
+                                     "trust": float, "scale": float})
     scale = float(values.get("scale", MARGIN_SCALE))
     if not scale > 0:
         raise BotError(f"bot option scale={scale:g}: the margin scale must be above 0")
-    worlds = values.get("worlds")
-    if worlds is not None and int(worlds) < 0:
-        raise BotError(f"bot option worlds={worlds}: use 0 or more sampled worlds")
     return SearchBot(seconds=float(values.get("time", 1.0)),
                      trust=float(values.get("trust", TRUST)),
                      iterations=int(values["iterations"]) if "iterations" in values else None,
-                     win_weight=float(values.get("win", 0.5)), margin_scale=scale,
-                     worlds=None if worlds is None else int(worlds))
+                     win_weight=float(values.get("win", 0.5)), margin_scale=scale)

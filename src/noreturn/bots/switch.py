@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from random import Random
 
 from noreturn.bots import plan
-from noreturn.bots.outcome import outcome, reward
+from noreturn.bots.search import outcome, reward
 from noreturn.engine import (
     Declare,
     GameState,

@@ -11,10 +11,10 @@ from random import Random
 import pytest
 from botgames import bot_game
 
-from noreturn.bots import BotError, Deck, make_bot
+from noreturn.bots import BotError, Deck, make_bot, plan
 from noreturn.bots.planner import SWITCH_WORLDS, THINK_BAG, PlanBot, near_switch
 from noreturn.bots.switch import declare_value
-from noreturn.engine import Declare, GameState, Rules, legal_actions, view
+from noreturn.engine import DECLARE, Declare, GameState, Rules, legal_actions, view
 
 
 def _positions(players: int, seed: int) -> list[GameState]:
@@ -90,3 +90,21 @@ def test_the_worlds_option() -> None:
     for spec in ("heuristic:worlds=-1", "heuristic:worlds=many", "heuristic:time=1"):
         with pytest.raises(BotError, match="worlds"):
             make_bot(spec)
+
+
+def test_hints_play_medium_s_switch_and_say_when_the_worlds_overrule_the_rule() -> None:
+    """A hint is the move medium plays (its worlds drawn by a fixed seed); where the worlds
+    and the turn budget disagree about switching, its reason says the worlds decided."""
+    bot, overruled = PlanBot(), 0
+    for state in _positions(3, 1) + _positions(4, 2):
+        seen, legal = view(state, state.to_move), legal_actions(state)
+        action, why = bot.decide(seen, legal)
+        assert action == bot.act(seen, legal, Random(0))
+        if near_switch(state) and (action == Declare()) != (plan.choose(state)[0] == DECLARE):
+            overruled += 1
+            assert "sampled games" in why and "turns left" in why, why
+            assert why.startswith("switch to phase 2 now" if action == Declare()
+                                  else "do not switch yet"), why
+        else:
+            assert "sampled games" not in why, why
+    assert overruled > 0

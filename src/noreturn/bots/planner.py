@@ -76,23 +76,38 @@ class PlanBot:
     def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
         """The plan's choice among ``legal``; near the switch, declaring or not as the
         sampled worlds say (``rng`` draws them)."""
+        return self._weigh(view, legal, rng)[0]
+
+    def decide(self, view: View, legal: Sequence[Action]) -> tuple[Action, str]:
+        """The action ``act`` plays (its worlds drawn by a fixed seed, so a hint asked
+        twice reads the same) with a one-line reason a player understands (the hints).
+
+        The plan reads only the seat's own hand and the public table, so it runs on any
+        world consistent with the view; which one does not matter."""
+        action, worlds = self._weigh(view, legal, Random(0))
+        state = sample_world(view, Random(0))
+        declares, rule_declares = isinstance(action, Declare), plan.choose(state)[0] == DECLARE
+        if not worlds or declares == rule_declares:
+            return action, reason(state, action)
+        if declares:  # the worlds overrule the turn budget: say so, not the budget alone
+            return action, _("switch to phase 2 now: {budget}; in {worlds} sampled games "
+                             "declaring now does better than waiting").format(
+                budget=_budget(state), worlds=worlds)
+        return action, _("do not switch yet: {budget}, but in {worlds} sampled games "
+                         "waiting does better than declaring now").format(
+            budget=_budget(state), worlds=worlds)
+
+    def _weigh(self, view: View, legal: Sequence[Action], rng: Random) -> tuple[Action, int]:
+        """The action, and the sampled worlds its switch was weighed by (0: the rule's)."""
         state = sample_world(view, Random(0))
         worlds = SWITCH_WORLDS.get(view.rules.players, 0) if self.worlds is None else self.worlds
         if (worlds and view.bag_count <= THINK_BAG and any(isinstance(a, Declare) for a in legal)
                 and near_switch(state)):
             if declare_value(view, worlds, rng) > 0:
-                return Declare()
+                return Declare(), worlds
             legal = [a for a in legal if not isinstance(a, Declare)]
-        return _choose(state, legal)
-
-    def decide(self, view: View, legal: Sequence[Action]) -> tuple[Action, str]:
-        """The plan's action with a one-line reason a player understands (the hints).
-
-        The plan reads only the seat's own hand and the public table, so it runs on any
-        world consistent with the view; which one does not matter."""
-        state = sample_world(view, Random(0))
-        action = _choose(state, legal)
-        return action, reason(state, action)
+            return _choose(state, legal), worlds
+        return _choose(state, legal), 0
 
 
 def _choose(state: GameState, legal: Sequence[Action]) -> Action:

@@ -12,7 +12,8 @@ coalesce).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from random import Random
 
 import pytest
@@ -33,6 +34,7 @@ from noreturn.server.service import (
     check_level,
     hash_token,
 )
+from noreturn.table.local import LocalTable
 
 SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 
@@ -341,3 +343,37 @@ def test_chat_notices_coalesce_apart_from_moves() -> None:
 
     assert asyncio.run(waits([CHAT], [CHAT, CHAT], [4, 7], [CHAT, 5], [5, CHAT], [None, CHAT],
                              [CHAT, None])) == [CHAT, CHAT, 7, None, None, None, None]
+
+
+def test_a_hint_is_worked_out_outside_the_table_lock(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Near the switch a hint weighs sampled worlds (medium's move): the table's moves
+    must not wait for it, so only the view is taken under the lock."""
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    table_id, _token = _started(service, [SeatIn(kind="human", name="Ada"),
+                                          SeatIn(kind="bot", level="greedy")])
+    while (turn := service.bot_turn(table_id)) is not None:
+        if callable(turn):
+            service.bot_apply(table_id, turn())
+    free: list[bool] = []
+    original = LocalTable.hint_job
+
+    def probing(self: LocalTable) -> Callable[[], tuple[Action, str]]:
+        job = original(self)
+
+        def work() -> tuple[Action, str]:
+            def probe() -> None:  # another thread: the stripes are re-entrant locks
+                with service.store.locked_if_free(table_id) as held:
+                    free.append(held)
+            other = threading.Thread(target=probe)
+            other.start()
+            other.join()
+            return job()
+        return work
+
+    monkeypatch.setattr(LocalTable, "hint_job", probing)
+    action, reason, _version = service.hint(table_id, 0)
+    assert free == [True] and action and reason
+    engine.dispose()

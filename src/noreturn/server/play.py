@@ -281,8 +281,9 @@ class Play:
         version it is for (an answer that arrives after a move is known to be stale)."""
         with self.store.locked(table_id):
             game = self._checked_game(table_id, seat)
-            action, reason = game.hint()
-            return str(action), reason, game.version
+            version, job = game.version, game.hint_job()
+        action, reason = job()  # outside the lock: the table's moves never wait for it
+        return str(action), reason, version
 
     def switch_job(self, table_id: str, seat: int | None) -> tuple[
             int, Callable[[], SwitchAdvice]]:

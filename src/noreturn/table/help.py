@@ -56,9 +56,19 @@ class PersonHelp:
         Raises:
             NoReturnError: no person is to move.
         """
+        return PersonHelp.hint_job(self)()
+
+    def hint_job(self: TableQuestions) -> Callable[[], tuple[Action, str]]:
+        """``hint`` to work out later: the view is taken now, so the work (near the switch
+        medium weighs sampled worlds, some 45 ms) may run outside a server's table lock.
+
+        Raises:
+            NoReturnError: no person is to move.
+        """
         if not self.human_to_move():
             raise NoReturnError("a hint is for the player whose turn it is")
-        return suggest(self.view_for(self.state.to_move))
+        seen = self.view_for(self.state.to_move)
+        return lambda: suggest(seen)
 
     def why_no_switch_advice(self: TableQuestions) -> str | None:
         """Why there is no switch to weigh now (in a player's words), or None if there is."""

@@ -12,7 +12,9 @@ import pytest
 from botgames import bot_game
 
 from noreturn.bots import BotError, Deck, make_bot, plan
+from noreturn.bots.base import thinks_now
 from noreturn.bots.planner import SWITCH_WORLDS, THINK_BAG, PlanBot, near_switch
+from noreturn.bots.search import SearchBot
 from noreturn.bots.switch import declare_value
 from noreturn.engine import DECLARE, Declare, GameState, Rules, legal_actions, view
 
@@ -108,3 +110,17 @@ def test_hints_play_medium_s_switch_and_say_when_the_worlds_overrule_the_rule() 
         else:
             assert "sampled games" not in why, why
     assert overruled > 0
+
+
+def test_medium_says_it_thinks_exactly_where_it_weighs_its_switch() -> None:
+    """``thinks_now``: a server runs these decisions outside its table lock, one at a
+    time (a run of fast moves under the lock must stay fast); elsewhere medium is fast."""
+    said = 0
+    for state in _positions(3, 1) + _positions(2, 2):
+        seen = view(state, state.to_move)
+        weighs = state.rules.players > 2 and seen.bag_count <= THINK_BAG and near_switch(state)
+        assert thinks_now(PlanBot(), seen) == weighs
+        assert not thinks_now(PlanBot(worlds=0), seen)
+        said += weighs
+    assert said >= 3
+    assert thinks_now(SearchBot(iterations=2), view(_positions(2, 2)[0], 0))  # a Budget

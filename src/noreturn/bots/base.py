@@ -40,7 +40,10 @@ class Bot(Protocol):
     A bot that thinks (a search taking a noticeable time per decision) also has a
     ``budget`` attribute, a ``Budget``; ``budget_of`` reads it. Front ends go by it alone:
     the server runs such a bot outside its table lock and caps its budget, and a user
-    interface shows it thinking. A bot without one decides in well under a millisecond.
+    interface shows it thinking. A bot without one decides in well under a millisecond,
+    except where it says otherwise by ``thinks_at(view) -> bool`` (medium weighs its
+    switch over sampled worlds, some 45 ms, at a few decisions a game): ``thinks_now``
+    reads both.
     """
 
     name: str
@@ -67,6 +70,17 @@ def budget_of(bot: object) -> Budget | None:
     """The budget of a bot that thinks, ``None`` for a fast one (see ``Bot``)."""
     budget = getattr(bot, "budget", None)
     return budget if isinstance(budget, Budget) else None
+
+
+def thinks_now(bot: object, view: View) -> bool:
+    """Whether ``bot``'s decision at ``view`` takes a noticeable time: always for a bot
+    with a ``Budget``, else where its ``thinks_at(view)`` says so. A server runs such a
+    decision outside its table lock and one at a time, like a search's: a run of fast
+    moves under the lock must stay fast, or other tables' requests wait for it."""
+    if budget_of(bot) is not None:
+        return True
+    thinks_at = getattr(bot, "thinks_at", None)
+    return bool(thinks_at(view)) if callable(thinks_at) else False
 
 
 BotFactory = Callable[[str], Bot]

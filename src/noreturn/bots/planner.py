@@ -97,12 +97,25 @@ class PlanBot:
                          "waiting does better than declaring now").format(
             budget=_budget(state), worlds=worlds)
 
+    def thinks_at(self, view: View) -> bool:
+        """Whether the decision at ``view`` weighs sampled worlds (some 45 ms rather than
+        a fraction of a millisecond): a server runs it as a thinking bot's
+        (``base.thinks_now``)."""
+        return self._worlds_here(view, sample_world(view, Random(0))) > 0
+
+    def _worlds_here(self, view: View, state: GameState) -> int:
+        """The worlds the switch is weighed by at ``view`` (``state``: a world of it); 0
+        where medium keeps to the rule (not near its switch, or declaring is not allowed)."""
+        worlds = SWITCH_WORLDS.get(view.rules.players, 0) if self.worlds is None else self.worlds
+        if worlds and view.bag_count <= THINK_BAG and near_switch(state):
+            return worlds
+        return 0
+
     def _weigh(self, view: View, legal: Sequence[Action], rng: Random) -> tuple[Action, int]:
         """The action, and the sampled worlds its switch was weighed by (0: the rule's)."""
         state = sample_world(view, Random(0))
-        worlds = SWITCH_WORLDS.get(view.rules.players, 0) if self.worlds is None else self.worlds
-        if (worlds and view.bag_count <= THINK_BAG and any(isinstance(a, Declare) for a in legal)
-                and near_switch(state)):
+        worlds = self._worlds_here(view, state)
+        if worlds and any(isinstance(a, Declare) for a in legal):
             if declare_value(view, worlds, rng) > 0:
                 return Declare(), worlds
             legal = [a for a in legal if not isinstance(a, Declare)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from noreturn.bots.base import budget_of
+from noreturn.bots.base import thinks_now
 from noreturn.engine import NoReturnError
 from noreturn.server.errors import ConflictError, ServiceError, check_table_id
 from noreturn.server.games import Known, Move
@@ -28,9 +28,11 @@ bots_after=True)``): a bots-only game must not hold its table's lock for long.""
 
 
 def thinks(game: LocalTable) -> bool:
-    """Whether the bot to move thinks (has a ``Budget``): its decision is made outside
-    the table's lock, one at a time per process."""
-    return budget_of(game.bots[game.state.to_move]) is not None
+    """Whether the bot to move thinks at this decision (``thinks_now``: it has a
+    ``Budget``, or says so for this view): its decision is made outside the table's lock,
+    one at a time per process."""
+    seat = game.state.to_move
+    return thinks_now(game.bots[seat], game.view_for(seat))
 
 
 def bot_due(known: Known, game: OnlineTable | None) -> OnlineTable | None:

@@ -84,10 +84,9 @@ class PlanBot:
 
         The plan reads only the seat's own hand and the public table, so it runs on any
         world consistent with the view; which one does not matter."""
-        action, worlds = self._weigh(view, legal, Random(0))
-        state = sample_world(view, Random(0))
-        declares, rule_declares = isinstance(action, Declare), plan.choose(state)[0] == DECLARE
-        if not worlds or declares == rule_declares:
+        action, worlds, state = self._weigh(view, legal, Random(0))
+        declares = isinstance(action, Declare)
+        if not worlds or declares == (plan.choose(state)[0] == DECLARE):
             return action, reason(state, action)
         if declares:  # the worlds overrule the turn budget: say so, not the budget alone
             return action, _("switch to phase 2 now: {budget}; in {worlds} sampled games "
@@ -111,16 +110,18 @@ class PlanBot:
             return worlds
         return 0
 
-    def _weigh(self, view: View, legal: Sequence[Action], rng: Random) -> tuple[Action, int]:
-        """The action, and the sampled worlds its switch was weighed by (0: the rule's)."""
+    def _weigh(self, view: View, legal: Sequence[Action],
+               rng: Random) -> tuple[Action, int, GameState]:
+        """The action, the sampled worlds its switch was weighed by (0: the rule's), and
+        the world of the view the plan read (for the reason)."""
         state = sample_world(view, Random(0))
         worlds = self._worlds_here(view, state)
         if worlds and any(isinstance(a, Declare) for a in legal):
             if declare_value(view, worlds, rng) > 0:
-                return Declare(), worlds
+                return Declare(), worlds, state
             legal = [a for a in legal if not isinstance(a, Declare)]
-            return _choose(state, legal), worlds
-        return _choose(state, legal), 0
+            return _choose(state, legal), worlds, state
+        return _choose(state, legal), 0, state
 
 
 def _choose(state: GameState, legal: Sequence[Action]) -> Action:

@@ -42,6 +42,9 @@ def receive(ws: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
     message = ws.portal.call(get)
     if message["type"] == "websocket.close":
         raise WebSocketDisconnect(message.get("code", 1000), message.get("reason", ""))
+    # A message of another kind is a fault of the server's: show it whole, not a KeyError.
+    assert message["type"] == "websocket.send" and "text" in message, (
+        f"the server sent a message that is not text: {message!r}")
     import json  # noqa: PLC0415
 
     return json.loads(message["text"])  # type: ignore[no-any-return]

@@ -22,6 +22,8 @@ from sqlalchemy import func, select
 from noreturn.bots import base
 from noreturn.bots.base import Budget
 from noreturn.engine import Action, View
+from noreturn.server import workers
+from noreturn.server.botturns import Thinking
 from noreturn.server.broadcast import CHAT, LocalBroadcaster
 from noreturn.server.db import MoveRow, make_engine, migrate
 from noreturn.server.schemas import CreateTable, SeatIn
@@ -113,8 +115,8 @@ def test_a_slow_bot_or_a_bot_delay_leaves_the_bot_due_after_a_persons_move(
         table_id, token = _started(service, [SeatIn(kind="human", name="Ada"),
                                              SeatIn(kind="bot", level=level)])
         while (turn := service.bot_turn(table_id)) is not None:
-            if callable(turn):
-                service.bot_apply(table_id, turn())
+            if isinstance(turn, Thinking):
+                service.bot_apply(table_id, turn.decide())
         state = service.state_message(table_id, 0, hash_token(token))
         acted = service.act(table_id, 0, state["legal"][-1], state["version"], bots_after)
         assert acted.version == state["version"] + 1, level  # the person's move only
@@ -141,19 +143,25 @@ def test_a_bot_with_a_budget_is_capped_and_thinks_outside_the_lock(
     with pytest.raises(BadRequestError, match="at most time=3"):
         check_level("ismcts:4")
     assert check_level("ismcts:0.01") == "ismcts:0.01"
+    _bot_thinks(db_url, "ismcts:0.01", brief=False)  # a budget's seconds: the searches' queue
+
+
+def _bot_thinks(db_url: str, level: str, brief: bool) -> None:
+    """At a table of a person and a ``level`` bot, the bot's first turn is a ``Thinking``
+    decision (made outside the lock, then stored by ``bot_apply``), ``brief`` or not."""
     engine = make_engine(db_url)
     migrate(engine)
     service = TableService(engine)
     table_id, token = _started(service, [SeatIn(kind="human", name="Ada"),
-                                         SeatIn(kind="bot", level="ismcts:0.01")])
+                                         SeatIn(kind="bot", level=level)])
     turn = service.bot_turn(table_id, run_on=True)
     if turn is None:  # the person is to move first
         state = service.state_message(table_id, 0, hash_token(token))
         acted = service.act(table_id, 0, state["legal"][-1], state["version"], True)
         assert acted.bot_due  # the bot did not move inside the person's write
         turn = service.bot_turn(table_id, run_on=True)
-    assert callable(turn)  # decided outside the lock, then stored by bot_apply
-    assert service.bot_apply(table_id, turn()) is not None
+    assert isinstance(turn, Thinking) and turn.brief == brief
+    assert service.bot_apply(table_id, turn.decide()) is not None
     engine.dispose()
 
 
@@ -377,3 +385,49 @@ def test_a_hint_is_worked_out_outside_the_table_lock(
     action, reason, _version = service.hint(table_id, 0)
     assert free == [True] and action and reason
     engine.dispose()
+
+
+class _Weigher:
+    """A bot with no budget that thinks at some views only, as medium at its switch."""
+
+    name = "weigher"
+
+    def thinks_at(self, view: View) -> bool:
+        return True
+
+    def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
+        return legal[-1]
+
+
+def test_a_bot_that_thinks_at_some_views_only_queues_as_brief(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Medium weighing its switch is a thinking decision (outside the lock) of some
+    milliseconds: it is marked brief, so it does not wait behind the searches."""
+    monkeypatch.setitem(base._REGISTRY, "weigher", lambda options: _Weigher())
+    monkeypatch.setitem(base.CURRENT, "heuristic", "weigher")
+    _bot_thinks(db_url, "heuristic", brief=True)
+
+
+def test_a_brief_decision_does_not_wait_for_a_search() -> None:
+    """The thinkers' queue holds one search at a time; a brief decision has a queue of
+    its own and is made while the search still thinks."""
+    release = threading.Event()
+
+    def search() -> str:
+        release.wait(10)
+        return "searched"
+
+    async def scenario() -> list[str]:
+        done: list[str] = []
+
+        async def long() -> None:
+            done.append(await workers.think(search))
+
+        task = asyncio.ensure_future(long())
+        await asyncio.sleep(0.05)  # the search holds the thinkers' queue
+        done.append(await asyncio.wait_for(workers.think(lambda: "brief", brief=True), 5))
+        release.set()
+        await task
+        return done
+
+    assert asyncio.run(scenario()) == ["brief", "searched"]

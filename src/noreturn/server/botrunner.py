@@ -14,6 +14,7 @@ import logging
 
 import anyio
 
+from noreturn.server.botturns import Thinking
 from noreturn.server.broadcast import Broadcaster
 from noreturn.server.dbfaults import UnavailableError
 from noreturn.server.service import ServiceError, TableService
@@ -57,8 +58,8 @@ class BotRunner:
         bot lane, in turn with the other tables' runners."""
         async with self._lane():
             turn = await run(self.service.bot_turn, table_id, not self.delay)
-        if callable(turn):  # a slow bot: it thinks outside the lock and the lanes
-            move = await think(turn)
+        if isinstance(turn, Thinking):  # it thinks outside the lock and the lanes
+            move = await think(turn.decide, brief=turn.brief)
             async with self._lane():
                 turn = await run(self.service.bot_apply, table_id, move)
         return turn

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from noreturn.bots.base import thinks_now
+from noreturn.bots.base import budget_of, thinks_now
 from noreturn.engine import NoReturnError
 from noreturn.server.errors import ConflictError, ServiceError, check_table_id
 from noreturn.server.games import Known, Move
@@ -33,6 +34,18 @@ def thinks(game: LocalTable) -> bool:
     one at a time per process."""
     seat = game.state.to_move
     return thinks_now(game.bots[seat], game.view_for(seat))
+
+
+@dataclass(frozen=True)
+class Thinking:
+    """A thinking bot's decision, to be made outside the table's lock (``bot_turn``).
+
+    ``brief``: the bot has no ``Budget`` and thinks at this view only (medium weighing its
+    switch, milliseconds), so the runner queues it apart from the searches' seconds
+    (``workers.think``)."""
+
+    decide: Callable[[], BotMove]
+    brief: bool
 
 
 def bot_due(known: Known, game: OnlineTable | None) -> OnlineTable | None:
@@ -79,15 +92,15 @@ class BotTurns:
         ``ConflictError`` when the game moved on while the bot thought.
         """
         turn = self.bot_turn(table_id)
-        if callable(turn):
-            return self.bot_apply(table_id, turn()) is not None
+        if isinstance(turn, Thinking):
+            return self.bot_apply(table_id, turn.decide()) is not None
         return turn is not None
 
-    def bot_turn(self, table_id: str, run_on: bool = False) -> int | Callable[[], BotMove] | None:
+    def bot_turn(self, table_id: str, run_on: bool = False) -> int | Thinking | None:
         """The bot to move's turn: None if no bot is to move; a fast bot decides and its
         move is stored now (the new version is returned); a thinking one's decision is
-        returned, to be made outside the table's lock (it may take seconds) and stored by
-        ``bot_apply``.
+        returned (``Thinking``), to be made outside the table's lock (it may take seconds)
+        and stored by ``bot_apply``.
 
         ``run_on`` (bots with no delay): the fast bots to move after it play on in the same
         write, up to ``FAST_RUN`` moves, until a person or a thinking bot is to move or the
@@ -101,7 +114,8 @@ class BotTurns:
             if game is None:
                 return None
             if thinks(game):
-                return game.bot_job()
+                bot = game.bots[game.state.to_move]
+                return Thinking(game.bot_job(), brief=budget_of(bot) is None)
             with self.store.changing(table_id):
                 moves = run_fast_bots(game, FAST_RUN if run_on else 1)
                 if not moves:  # pragma: no cover - decided on this very state
@@ -165,4 +179,4 @@ class BotTurns:
         return [table_id for table_id, _version in self.store.bot_due_rows()]
 
 
-__all__ = ["FAST_RUN", "BotTurns", "bot_due", "run_fast_bots", "thinks"]
+__all__ = ["FAST_RUN", "BotTurns", "Thinking", "bot_due", "run_fast_bots", "thinks"]

@@ -36,7 +36,7 @@ is one new file and no server edit; a bot that runs anything outside this proces
 here."""
 MAX_BOT_SECONDS = 3.0
 """The longest a thinking bot (one with a ``Budget``) may think per move here: the
-``expert`` level's time. Bot decisions queue for a few threads (``botrunner.THINKERS``), so
+``expert`` level's time. Bot decisions queue for a few threads (``workers.THINKERS``), so
 this bounds a table's turn."""
 MAX_BOT_ITERATIONS = 20_000
 """The most search iterations a thinking bot may spend per move here (as above)."""

@@ -35,24 +35,31 @@ decision per table at a time: the tables with a slow bot to move take turns. One
 share one interpreter lock, so more threads add no moves per second, only contention for the
 event loop (measured with 12 tables of expert bots beside 30 of fast ones: a bystander's ping p99
 100 ms with two thinkers, 65-73 ms with one; 229 ms with the former four)."""
+BRIEF_THINKERS = 1
+"""Brief thinking decisions (a bot with no ``Budget`` that thinks at some views only: medium
+weighing its switch over sampled worlds, some 15-45 ms) running at once per process, in a
+queue of their own. In the thinkers' queue they waited behind every search queued before
+them (one to three seconds each): a medium table must not stall behind expert ones."""
 BOT_LANES = 2
 """Bot steps (service calls: a fast bot's move or run of moves, a slow one's storing)
 running at once per process. Fewer than ``WORKERS``, so people's requests always find a
 worker however many tables of bots play; first come, first served, and each table's
 runner queues again after each step, so the tables with a bot to move take turns, one
 step each."""
-_limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[
-    anyio.CapacityLimiter, anyio.CapacityLimiter]] = weakref.WeakKeyDictionary()
+_limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[
+    str, anyio.CapacityLimiter]] = weakref.WeakKeyDictionary()
+_SIZES = {"service": WORKERS, "thinking": THINKERS, "brief": BRIEF_THINKERS}
 
 
-def _limiter(thinking: bool = False) -> anyio.CapacityLimiter:
-    """This event loop's limiter of service calls (or of bot decisions)."""
+def _limiter(kind: str = "service") -> anyio.CapacityLimiter:
+    """This event loop's limiter of one kind of work: service calls, thinking bots'
+    decisions, or brief ones (``_SIZES``)."""
     loop = asyncio.get_running_loop()
-    pair = _limiters.get(loop)
-    if pair is None:
-        pair = _limiters[loop] = (anyio.CapacityLimiter(WORKERS),
-                                  anyio.CapacityLimiter(THINKERS))
-    return pair[1] if thinking else pair[0]
+    made = _limiters.get(loop)
+    if made is None:
+        made = _limiters[loop] = {name: anyio.CapacityLimiter(size)
+                                  for name, size in _SIZES.items()}
+    return made[kind]
 
 
 async def run(call: Callable[..., T], *args: Any) -> T:
@@ -66,8 +73,11 @@ async def run(call: Callable[..., T], *args: Any) -> T:
         return await anyio.to_thread.run_sync(partial(call, *args), limiter=_limiter())
 
 
-async def think(call: Callable[[], T]) -> T:
-    """A slow bot's decision in a worker thread, at most ``THINKERS`` at once."""
-    return await anyio.to_thread.run_sync(call, limiter=_limiter(thinking=True))
+async def think(call: Callable[[], T], brief: bool = False) -> T:
+    """A slow bot's decision in a worker thread, at most ``THINKERS`` at once; a
+    ``brief`` one (``BRIEF_THINKERS``) in a queue of its own, so it never waits for a
+    search."""
+    return await anyio.to_thread.run_sync(
+        call, limiter=_limiter("brief" if brief else "thinking"))
 
-__all__ = ["BOT_LANES", "THINKERS", "WORKERS", "run", "think"]
+__all__ = ["BOT_LANES", "BRIEF_THINKERS", "THINKERS", "WORKERS", "run", "think"]

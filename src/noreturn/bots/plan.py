@@ -239,7 +239,7 @@ def should_declare(state: GameState, p: Params, left: float | None = None) -> bo
 
 def projected(state: GameState, seat: int) -> int:
     """A seat's score if its rows were all scored: its pile plus its rows (public)."""
-    return state.pile_sums[seat] + sum(tiles_value(row) for row in state.rows[seat])
+    return state.pile_sums[seat] + state.row_sum(seat)
 
 
 def lead(state: GameState) -> int:

@@ -120,7 +120,7 @@ def features(state: GameState, action: Action, left: float, p: plan.Params) -> l
     fitting = sum(1 for t in hand if rows[TILE_COLOUR[t]]
                   and fits_row(rows[TILE_COLOUR[t]], TILE_VALUE[t]))
     late = 1.0 - min(left / 12.0, 1.0)
-    row_points = sum(map(tiles_value, rows))
+    row_points = sum(map(sum, rows))  # rows hold values
     exchanged = len(after.exchanged[seat]) - len(state.exchanged[seat])
     lead = plan.projected(after, seat) - max(
         plan.projected(after, s) for s in range(after.n) if s != seat)

@@ -39,7 +39,6 @@ from noreturn.engine import (
     GameState,
     Rules,
     colour_sums,
-    tiles_value,
     to_action,
     view,
 )
@@ -70,7 +69,7 @@ def features(state: GameState) -> dict[str, float] | None:
     return {"gap": needed - left, "left": left,
             "power": max(colour_sums(state.hands[seat]).values(), default=0),
             "lead": plan.lead(state),
-            "row_value": sum(tiles_value(r) for r in state.rows[seat]), "place_worth": worth,
+            "row_value": state.row_sum(seat), "place_worth": worth,
             "others2": sum(1 for s in range(n) if s != seat and state.phases[s] == 2),
             "bag": len(state.bag)}
 

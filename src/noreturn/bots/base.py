@@ -42,7 +42,7 @@ class Bot(Protocol):
     the server runs such a bot outside its table lock and caps its budget, and a user
     interface shows it thinking. A bot without one decides in well under a millisecond,
     except where it says otherwise by ``thinks_at(view) -> bool`` (medium weighs its
-    switch over sampled worlds, some 45 ms, at a few decisions a game): ``thinks_now``
+    switch over sampled worlds, some 35 ms at most, at a few decisions a game): ``thinks_now``
     reads both.
     """
 

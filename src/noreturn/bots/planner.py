@@ -2,7 +2,7 @@
 
 With three and four players medium also thinks at its switch: within a few turns of the
 plan's own moment it weighs declaring now against waiting over sampled worlds, both lines
-played out by the plan (``switch.declare_value``, 24 worlds in at most some 45 ms), and
+played out by the plan (``switch.declare_value``, 24 worlds in at most some 35 ms), and
 follows the verdict. The rule of thumb cannot see what the rivals' public rows and pace say
 about this game; the rollouts can. With two players, where a rival who switches first cuts
 the other's time, the plan's rule did better (docs/bots.md).

@@ -37,7 +37,7 @@ event loop (measured with 12 tables of expert bots beside 30 of fast ones: a bys
 100 ms with two thinkers, 65-73 ms with one; 229 ms with the former four)."""
 BRIEF_THINKERS = 1
 """Brief thinking decisions (a bot with no ``Budget`` that thinks at some views only: medium
-weighing its switch over sampled worlds, some 15-45 ms) running at once per process, in a
+weighing its switch over sampled worlds, some 10-35 ms) running at once per process, in a
 queue of their own. In the thinkers' queue they waited behind every search queued before
 them (one to three seconds each): a medium table must not stall behind expert ones."""
 BOT_LANES = 2

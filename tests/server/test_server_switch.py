@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from srvkit import Player, connect, create, seated, settle, start
 
-from noreturn.server import advice, create_app
+from noreturn.server import advice, channel, create_app
 from noreturn.table import LocalTable
 
 ADA_AND_A_BOT = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "greedy"}]
@@ -98,3 +98,24 @@ def test_asking_again_at_the_same_version_is_not_weighed_again(
         act(ada, exchange)
         assert ada.answer({"type": "switch"})["type"] == "switch"
         assert len(weighed) == 2
+
+
+def test_the_weighing_runs_with_the_brief_decisions_not_behind_the_searches(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A person waits for the advice: it queues with medium's brief weighings
+    (``workers.think(brief=True)``), never behind a search's seconds."""
+    asked: list[bool] = []
+    real = channel.think
+
+    async def recording(call: Any, brief: bool = False) -> Any:
+        asked.append(brief)
+        return await real(call, brief=brief)
+
+    monkeypatch.setattr(channel, "think", recording)
+    with TestClient(create_app(db_url)) as client, \
+            seated(client, ADA_AND_A_BOT, SMALL) as (_table_id, _tokens, players):
+        ada = players[0]
+        settle(ada, {0})
+        act(ada, "mulligan")
+        assert ada.answer({"type": "switch"})["type"] == "switch"
+    assert asked == [True]

@@ -3,8 +3,9 @@
 The advisor (``noreturn.bots.switch``) plays a hundred sampled games to their end, some
 0.3 s of CPU: more than every other message costs together. So the service only checks the
 turn and takes the seat's view under the table's lock (``TableService.switch_job``), and the
-weighing runs after, in the thread kept for slow bots' decisions (``app.think``): the table's
-moves never wait for it, and CPU-bound threads never crowd the service calls. The budget is
+weighing runs after, in the thread kept for brief thinking (``workers.think(brief=True)``,
+with medium's switch weighing): the table's moves never wait for it, CPU-bound threads never
+crowd the service calls, and the person asking never waits behind a search's seconds. The budget is
 a time, ``SWITCH_SECONDS``, so a request costs the same whatever the rules.
 """
 

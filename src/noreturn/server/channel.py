@@ -390,11 +390,12 @@ class PlayChannel:
                          "version": version})
 
     async def on_switch(self, conn: Connection, _message: ClientMessage) -> None:
-        """``switch``: the turn checked and the view taken, then the weighing, in the
-        thinkers' queue; asked again at the same version, the first answer again."""
+        """``switch``: the turn checked and the view taken, then the weighing, in the queue
+        of brief decisions (a person waits for it: never behind a search's seconds); asked
+        again at the same version, the first answer again."""
         version, job = await run(self.service.switch_job, conn.table_id, conn.seat)
         if conn.switch_answer is None or conn.switch_answer[0] != version:
-            conn.switch_answer = (version, {**switch_message(await think(job)),
+            conn.switch_answer = (version, {**switch_message(await think(job, brief=True)),
                                             "version": version})
         await conn.send(conn.switch_answer[1])
 

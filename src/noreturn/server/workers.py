@@ -36,10 +36,11 @@ share one interpreter lock, so more threads add no moves per second, only conten
 event loop (measured with 12 tables of expert bots beside 30 of fast ones: a bystander's ping p99
 100 ms with two thinkers, 65-73 ms with one; 229 ms with the former four)."""
 BRIEF_THINKERS = 1
-"""Brief thinking decisions (a bot with no ``Budget`` that thinks at some views only: medium
-weighing its switch over sampled worlds, some 10-35 ms) running at once per process, in a
-queue of their own. In the thinkers' queue they waited behind every search queued before
-them (one to three seconds each): a medium table must not stall behind expert ones."""
+"""Brief thinking (a bot with no ``Budget`` that thinks at some views only: medium weighing
+its switch over sampled worlds, some 10-35 ms; and the switch advice a person asked for,
+0.3 s) running at once per process, in a queue of its own. In the thinkers' queue it
+waited behind every search queued before it (one to three seconds each): a medium table
+must not stall behind expert ones, nor a person behind them."""
 BOT_LANES = 2
 """Bot steps (service calls: a fast bot's move or run of moves, a slow one's storing)
 running at once per process. Fewer than ``WORKERS``, so people's requests always find a

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -27,6 +29,17 @@ def act(ada: Player, action: str) -> dict[str, Any]:
     ada.send({"type": "action", "action": action, "version": version})
     ada.next_state(lambda s: s["version"] > version)
     return settle(ada, {0})
+
+
+@contextmanager
+def ada_after_mulligan(db_url: str) -> Iterator[Player]:
+    """Ada at a table with a bot, her mulligan made: her first phase-1 turn is next."""
+    with TestClient(create_app(db_url)) as client, \
+            seated(client, ADA_AND_A_BOT, SMALL) as (_table_id, _tokens, players):
+        ada = players[0]
+        settle(ada, {0})
+        act(ada, "mulligan")
+        yield ada
 
 
 def test_a_seated_player_gets_the_switch_advice_in_phase_1_only(db_url: str) -> None:
@@ -85,11 +98,7 @@ def test_asking_again_at_the_same_version_is_not_weighed_again(
         return weigh
 
     monkeypatch.setattr(LocalTable, "switch_job", counting)
-    with TestClient(create_app(db_url)) as client, \
-            seated(client, ADA_AND_A_BOT, SMALL) as (_table_id, _tokens, players):
-        ada = players[0]
-        settle(ada, {0})
-        act(ada, "mulligan")
+    with ada_after_mulligan(db_url) as ada:
         first = ada.answer({"type": "switch"})
         again = ada.answer({"type": "switch"})
         assert first["type"] == "switch" and again == first
@@ -112,10 +121,6 @@ def test_the_weighing_runs_with_the_brief_decisions_not_behind_the_searches(
         return await real(call, brief=brief)
 
     monkeypatch.setattr(channel, "think", recording)
-    with TestClient(create_app(db_url)) as client, \
-            seated(client, ADA_AND_A_BOT, SMALL) as (_table_id, _tokens, players):
-        ada = players[0]
-        settle(ada, {0})
-        act(ada, "mulligan")
+    with ada_after_mulligan(db_url) as ada:
         assert ada.answer({"type": "switch"})["type"] == "switch"
     assert asked == [True]

@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from random import Random
@@ -20,12 +20,25 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from noreturn.bots.viewjson import view_to_json
-from noreturn.engine import GameState, make_tile, tile_code, view
+from noreturn.engine import Action, GameState, View, make_tile, tile_code, view
 from noreturn.records import Record, replay_states
 
 TIMEOUT = 30.0
 TILE = re.compile(r"(?<![A-Za-z0-9_-])[ROYGBP]\d{1,2}(?![A-Za-z0-9_-])")
 HIDDEN_VERBS = ("drew", "was dealt", "exchanged", "set aside")
+
+
+class Weigher:
+    """A bot with no budget that thinks at every view, as medium at its switch: a server
+    queues its decisions as brief thinking (``botturns.queues_brief``)."""
+
+    name = "weigher"
+
+    def thinks_at(self, _view: View) -> bool:
+        return True
+
+    def act(self, _view: View, legal: Sequence[Action], _rng: Random) -> Action:
+        return legal[-1]
 
 
 def receive(ws: Any, timeout: float = TIMEOUT) -> dict[str, Any]:

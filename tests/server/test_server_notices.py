@@ -18,6 +18,7 @@ from random import Random
 
 import pytest
 from sqlalchemy import func, select
+from srvkit import Weigher
 
 from noreturn.bots import base
 from noreturn.bots.base import Budget
@@ -387,23 +388,11 @@ def test_a_hint_is_worked_out_outside_the_table_lock(
     engine.dispose()
 
 
-class _Weigher:
-    """A bot with no budget that thinks at some views only, as medium at its switch."""
-
-    name = "weigher"
-
-    def thinks_at(self, view: View) -> bool:
-        return True
-
-    def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
-        return legal[-1]
-
-
 def test_a_bot_that_thinks_at_some_views_only_queues_as_brief(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Medium weighing its switch is a thinking decision (outside the lock) of some
     milliseconds: it is marked brief, so it does not wait behind the searches."""
-    monkeypatch.setitem(base._REGISTRY, "weigher", lambda options: _Weigher())
+    monkeypatch.setitem(base._REGISTRY, "weigher", lambda options: Weigher())
     monkeypatch.setitem(base.CURRENT, "heuristic", "weigher")
     _bot_thinks(db_url, "heuristic", brief=True)
 
@@ -411,9 +400,10 @@ def test_a_bot_that_thinks_at_some_views_only_queues_as_brief(
 def test_a_brief_decision_does_not_wait_for_a_search() -> None:
     """The thinkers' queue holds one search at a time; a brief decision has a queue of
     its own and is made while the search still thinks."""
-    release = threading.Event()
+    started, release = threading.Event(), threading.Event()
 
     def search() -> str:
+        started.set()
         release.wait(10)
         return "searched"
 
@@ -424,7 +414,8 @@ def test_a_brief_decision_does_not_wait_for_a_search() -> None:
             done.append(await workers.think(search))
 
         task = asyncio.ensure_future(long())
-        await asyncio.sleep(0.05)  # the search holds the thinkers' queue
+        while not started.is_set():  # until the search holds the thinkers' queue
+            await asyncio.sleep(0.01)
         done.append(await asyncio.wait_for(workers.think(lambda: "brief", brief=True), 5))
         release.set()
         await task

@@ -12,8 +12,9 @@ from random import Random
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select, update
-from srvkit import connect, start
+from srvkit import Weigher, connect, start
 
+from noreturn.bots import base
 from noreturn.records import check_record
 from noreturn.server import create_app
 from noreturn.server.db import MoveRow, TableRow, make_engine, migrate, now
@@ -318,4 +319,23 @@ def test_a_leave_keeps_the_movers_time_and_a_bot_has_none(db_url: str) -> None:
     service.leave(table_id, tokens[mover])  # the one to move leaves: no person's time runs
     assert service.state_message(table_id, None)["timer"]["deadline"] is None
     assert service.expired_turns() == []
+    engine.dispose()
+
+
+def test_a_timed_out_turn_thinks_where_the_bot_would_at_a_table(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The timeout bot's decision goes where the same bot's would at a table: a fast
+    one's in the service pool, one that weighs (medium near its switch) in the queue of
+    brief thinking, not in the service pool nor behind the searches."""
+    monkeypatch.setitem(base._REGISTRY, "weigher", lambda options: Weigher())
+    monkeypatch.setitem(base.CURRENT, "heuristic", "weigher")
+    engine, (service, _other) = services(db_url)
+    for level, thinks in (("greedy", False), ("heuristic", True)):
+        table_id, _tokens = started(service, [SeatIn(kind="human", name="Ada"),
+                                              SeatIn(kind="human", name="Bo")],
+                                    turn_seconds=30, timeout_level=level)
+        run_out(engine, table_id)
+        job = service.timeout_job(table_id)
+        assert job is not None and job.thinks == thinks and job.brief, level
+        service.timeout_apply(table_id, job, job.decide())
     engine.dispose()

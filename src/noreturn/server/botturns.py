@@ -36,6 +36,12 @@ def thinks(game: LocalTable) -> bool:
     return thinks_now(game.bots[seat], game.view_for(seat))
 
 
+def queues_brief(bot: object) -> bool:
+    """Whether a thinking decision of ``bot`` goes to the queue of brief ones: a bot with
+    no ``Budget`` thinks at some views only, for milliseconds (``workers.think``)."""
+    return budget_of(bot) is None
+
+
 @dataclass(frozen=True)
 class Thinking:
     """A thinking bot's decision, to be made outside the table's lock (``bot_turn``).
@@ -115,7 +121,7 @@ class BotTurns:
                 return None
             if thinks(game):
                 bot = game.bots[game.state.to_move]
-                return Thinking(game.bot_job(), brief=budget_of(bot) is None)
+                return Thinking(game.bot_job(), brief=queues_brief(bot))
             with self.store.changing(table_id):
                 moves = run_fast_bots(game, FAST_RUN if run_on else 1)
                 if not moves:  # pragma: no cover - decided on this very state
@@ -179,4 +185,5 @@ class BotTurns:
         return [table_id for table_id, _version in self.store.bot_due_rows()]
 
 
-__all__ = ["FAST_RUN", "BotTurns", "Thinking", "bot_due", "run_fast_bots", "thinks"]
+__all__ = ["FAST_RUN", "BotTurns", "Thinking", "bot_due", "queues_brief", "run_fast_bots",
+           "thinks"]

@@ -60,7 +60,8 @@ class TimerRunner:
             job = await run(self.service.timeout_job, table_id)
             if job is None:
                 return
-            action = await (think(job.decide) if job.thinks else run(job.decide))
+            action = await (think(job.decide, brief=job.brief) if job.thinks
+                            else run(job.decide))
             acted = await run(self.service.timeout_apply, table_id, job, action,
                               not self.bots.delay)
             await self.hub.publish(table_id, acted.version)

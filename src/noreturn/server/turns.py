@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from random import Random
 
 from noreturn.bots import loop
-from noreturn.bots.base import budget_of, make_bot
+from noreturn.bots.base import make_bot, thinks_now
 from noreturn.engine import Action, NoReturnError, legal_actions
-from noreturn.server.botturns import FAST_RUN, run_fast_bots
+from noreturn.server.botturns import FAST_RUN, queues_brief, run_fast_bots
 from noreturn.server.errors import ConflictError, check_table_id
 from noreturn.server.games import Move
 from noreturn.server.play import Acted, check_version, playing
@@ -35,14 +35,16 @@ from noreturn.text.lang import _
 @dataclass(frozen=True)
 class TimeoutJob:
     """A timed-out turn to play: the version it is at, the seat whose time ran out, the
-    bot's level, and its decision to make (``thinks``: outside the table's lock, in the
-    thinkers' queue, as a thinking bot's)."""
+    bot's level, and its decision to make (``thinks``: in a thinkers' queue, as a thinking
+    bot's at a table, ``base.thinks_now``; ``brief``: in the queue of brief ones, as
+    medium's switch weighing)."""
 
     version: int
     seat: int
     level: str
     decide: Callable[[], Action]
     thinks: bool
+    brief: bool
 
 
 class Turns:
@@ -74,7 +76,8 @@ class Turns:
             def decide() -> Action:
                 return loop.decide_safely(bot, seen, legal, rng)[0]
 
-            return TimeoutJob(game.version, seat, level, decide, budget_of(bot) is not None)
+            return TimeoutJob(game.version, seat, level, decide, thinks_now(bot, seen),
+                              brief=queues_brief(bot))
 
     def timeout_apply(self, table_id: str, job: TimeoutJob, action: Action,
                       bots_after: bool = False) -> Acted:

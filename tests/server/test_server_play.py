@@ -219,9 +219,18 @@ def test_illegal_and_malformed_messages_change_nothing(db_url: str) -> None:
 def test_an_illegal_action_is_refused_with_the_code_of_its_rule(db_url: str) -> None:
     with TestClient(create_app(db_url)) as client, \
             seated(client, TWO_AND_A_BOT, SMALL) as (table_id, _tokens, players):
-        state = play(players, Random(5), moves=3)
-        mover, other = turn(players, state)
-        hand = mover.state["view"]["hand"]
+        rng = Random(5)
+        state = play(players, rng, moves=3)
+        # The deal is the server's own: play on until the mover holds two colours, which
+        # the mixed-colours case needs (a hand of one colour came up once in CI).
+        for _ in range(40):
+            mover, other = turn(players, state)
+            hand = mover.state["view"]["hand"]
+            if len({tile[0] for tile in hand}) > 1:
+                break
+            state = play(players, rng, moves=1)
+        else:
+            pytest.fail(f"no hand of two colours in 40 moves: {hand}")
         not_mine = next(f"{c}{v}" for c in "ROY" for v in range(1, 7)
                         if f"{c}{v}" not in hand)
         two_colours = next((a, b) for a in hand for b in hand if a[0] != b[0])

@@ -37,6 +37,7 @@ from random import Random
 from unittest import mock
 
 from noreturn.bots import Deck, make_bot, plan, search
+from noreturn.bots.planner import near_switch
 from noreturn.bots.search import candidates, outcome
 from noreturn.engine import (
     PLAY,
@@ -60,9 +61,11 @@ def true_world(state: GameState) -> Callable[[View, Random], GameState]:
     return world
 
 
-def positions(players: int, count: int, seed: int) -> list[GameState]:
+def positions(players: int, count: int, seed: int, near: bool = False) -> list[GameState]:
     """``count`` positions from plan self-play: a few decisions of each game, spread over
-    its whole length (phase 1, the switch and phase 2)."""
+    its whole length (phase 1, the switch and phase 2); with ``near``, only phase-1
+    decisions within medium's window of the switch (``planner.near_switch``), a third of
+    them, where the declaration is weighed."""
     rules = Rules(players=players)
     found: list[GameState] = []
     game = 0
@@ -74,7 +77,8 @@ def positions(players: int, count: int, seed: int) -> list[GameState]:
             if state.is_chance():
                 state.play(deck.next_draw(state))
                 continue
-            if state.stage == PLAY and pick.random() < 0.1:
+            wanted = near_switch(state) if near else state.stage == PLAY
+            if wanted and pick.random() < (0.35 if near else 0.1):
                 found.append(state.clone())
             state.play(to_action(plan.choose(state)))
         game += 1
@@ -135,16 +139,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--beyond", type=int, default=0, metavar="SCREEN",
                         help="instead: judge every legal move with SCREEN playouts, the "
                         "best again with --playouts, against the best candidate")
+    parser.add_argument("--near-switch", action="store_true",
+                        help="only positions near the mover's switch (phase 1)")
     args = parser.parse_args(argv)
     if args.beyond:
-        beyond(positions(args.players, args.positions, args.seed), args.beyond,
-               args.playouts)
+        beyond(positions(args.players, args.positions, args.seed, args.near_switch),
+               args.beyond, args.playouts)
         return 0
+    near = "-near" if args.near_switch else ""
     cache_path = args.cache or Path(f"/tmp/regret-{args.players}-{args.seed}-"
-                                    f"{args.playouts}.json")
+                                    f"{args.playouts}{near}.json")
     cache: dict[str, list[float]] = (json.loads(cache_path.read_text())
                                      if cache_path.exists() else {})
-    states = positions(args.players, args.positions, args.seed)
+    states = positions(args.players, args.positions, args.seed, args.near_switch)
 
     def value(index: int, action: Action) -> list[float]:
         name = f"{index}:{action!r}"

@@ -1,7 +1,8 @@
 """The bots' studies in ``benchmarks/``: ``headroom.py`` (the plan and a search that knows its
-rival is random, on the same deals), ``search_regret.py --beyond`` (moves outside the
-search's candidates) and ``ranker_study.py`` (a move ranker learned from playout values), in
-tiny runs: they run, and they print what they promise."""
+rival is random, on the same deals), ``search_regret.py`` (``--beyond``: moves outside the
+search's candidates; ``--near-switch``: positions near the switch) and ``ranker_study.py``
+(a move ranker learned from playout values), in tiny runs: they run, and they print what
+they promise."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from types import ModuleType
 import pytest
 
 from noreturn.bots import plan
+from noreturn.bots.planner import near_switch
 from noreturn.bots.search import candidates
 from noreturn.engine import (
     PLAY,
@@ -63,6 +65,14 @@ def test_the_regret_study_judges_moves_beyond_the_candidates(
     line = capsys.readouterr().out.strip()
     assert line.startswith("2 positions: the best legal move gains ")
     assert "over the best candidate (SE " in line and "it is not a candidate at " in line
+
+
+def test_the_regret_study_can_keep_to_positions_near_the_switch() -> None:
+    regret = _study("search_regret")
+    near = regret.positions(3, 6, 0, near=True)
+    assert len(near) == 6 and all(near_switch(state) for state in near)
+    spread = regret.positions(3, 30, 0)  # without: phase 2 and the mulligan's aftermath too
+    assert any(not near_switch(state) for state in spread)
 
 
 def test_the_ranker_study_labels_fits_and_plays(capsys: pytest.CaptureFixture[str]) -> None:

@@ -37,7 +37,6 @@ from random import Random
 from unittest import mock
 
 from noreturn.bots import Deck, make_bot, plan, search
-from noreturn.bots.planner import near_switch
 from noreturn.bots.search import candidates, outcome
 from noreturn.engine import (
     PLAY,
@@ -64,7 +63,7 @@ def true_world(state: GameState) -> Callable[[View, Random], GameState]:
 def positions(players: int, count: int, seed: int, near: bool = False) -> list[GameState]:
     """``count`` positions from plan self-play: a few decisions of each game, spread over
     its whole length (phase 1, the switch and phase 2); with ``near``, only phase-1
-    decisions within medium's window of the switch (``planner.near_switch``), a third of
+    decisions within medium's window of the switch (``plan.near_switch``), a third of
     them, where the declaration is weighed."""
     rules = Rules(players=players)
     found: list[GameState] = []
@@ -77,7 +76,7 @@ def positions(players: int, count: int, seed: int, near: bool = False) -> list[G
             if state.is_chance():
                 state.play(deck.next_draw(state))
                 continue
-            wanted = near_switch(state) if near else state.stage == PLAY
+            wanted = plan.near_switch(state) if near else state.stage == PLAY
             if wanted and pick.random() < (0.35 if near else 0.1):
                 found.append(state.clone())
             state.play(to_action(plan.choose(state)))

@@ -13,7 +13,8 @@ from botgames import bot_game
 
 from noreturn.bots import BotError, Deck, make_bot, plan
 from noreturn.bots.base import thinks_now
-from noreturn.bots.planner import SWITCH_WORLDS, THINK_BAG, PlanBot, near_switch
+from noreturn.bots.plan import near_switch
+from noreturn.bots.planner import SWITCH_WORLDS, THINK_BAG, PlanBot
 from noreturn.bots.search import SearchBot
 from noreturn.bots.switch import declare_value
 from noreturn.engine import DECLARE, Declare, GameState, Rules, legal_actions, view
@@ -124,3 +125,26 @@ def test_medium_says_it_thinks_exactly_where_it_weighs_its_switch() -> None:
         said += weighs
     assert said >= 3
     assert thinks_now(SearchBot(iterations=2), view(_positions(2, 2)[0], 0))  # a Budget
+
+
+def test_near_the_switch_the_search_plays_its_plain_winner(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Near the plan's switch hard does not favour the plan's move (``trust_near``): the
+    rule is least sure there; elsewhere a move must beat it by ``trust`` standard errors."""
+    asked: list[tuple[bool, float]] = []
+
+    def halving(bot: SearchBot, seen: object, seat: int, options: list[object],
+                rng: Random, trust: float) -> int:
+        asked.append((near, trust))
+        return 0
+
+    monkeypatch.setattr(SearchBot, "_halving", halving)
+    bot = make_bot("search:iterations=2")
+    assert isinstance(bot, SearchBot)
+    for state in _positions(4, 3):
+        near = near_switch(state)
+        bot.act(view(state, state.to_move), legal_actions(state), Random(0))
+    assert {trust for near, trust in asked if near} == {0.0}
+    assert {trust for near, trust in asked if not near} == {1.0}
+    custom = make_bot("search:trust=2,trust_near=0.5")
+    assert isinstance(custom, SearchBot) and (custom.trust, custom.trust_near) == (2.0, 0.5)

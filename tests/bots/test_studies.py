@@ -14,7 +14,6 @@ from types import ModuleType
 import pytest
 
 from noreturn.bots import plan
-from noreturn.bots.planner import near_switch
 from noreturn.bots.search import candidates
 from noreturn.engine import (
     PLAY,
@@ -70,9 +69,9 @@ def test_the_regret_study_judges_moves_beyond_the_candidates(
 def test_the_regret_study_can_keep_to_positions_near_the_switch() -> None:
     regret = _study("search_regret")
     near = regret.positions(3, 6, 0, near=True)
-    assert len(near) == 6 and all(near_switch(state) for state in near)
+    assert len(near) == 6 and all(plan.near_switch(state) for state in near)
     spread = regret.positions(3, 30, 0)  # without: phase 2 and the mulligan's aftermath too
-    assert any(not near_switch(state) for state in spread)
+    assert any(not plan.near_switch(state) for state in spread)
 
 
 def test_the_ranker_study_labels_fits_and_plays(capsys: pytest.CaptureFixture[str]) -> None:

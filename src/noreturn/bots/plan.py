@@ -57,6 +57,7 @@ from noreturn.engine import (
     MULLIGAN_CHOICE,
     PASS,
     PLACE,
+    PLAY,
     SCORE,
     TILE_COLOUR,
     TILE_VALUE,
@@ -452,5 +453,21 @@ def needed_and_left(state: GameState) -> tuple[int, float]:
     return scoring_turns(state.rows[seat], power, p.typical), turns_left(state, p)
 
 
-__all__ = ["PARAMS", "Params", "choose", "decide", "lead", "needed_and_left", "params_for",
-           "scoring_turns", "tiles_taken", "turns_left"]
+WINDOW = 6.0
+"""Turns before the plan's own switch (its rows' scoring turns against the turns left, less
+its margin) from which the switch is weighed rather than ruled: medium weighs it over
+sampled worlds, and the search does not favour the rule's move there."""
+
+
+def near_switch(state: GameState) -> bool:
+    """Whether the mover may declare and its rows are within ``WINDOW`` turns of the
+    plan's switch: where the rule's own moment is least sure."""
+    seat = state.to_move
+    if state.stage != PLAY or state.phases[seat] != 1 or not any(state.rows[seat]):
+        return False
+    needed, left = needed_and_left(state)
+    return needed - left >= -(params_for(state.rules.players).margin + WINDOW)
+
+
+__all__ = ["PARAMS", "WINDOW", "Params", "choose", "decide", "lead", "near_switch",
+           "needed_and_left", "params_for", "scoring_turns", "tiles_taken", "turns_left"]

@@ -23,7 +23,6 @@ from noreturn.bots.switch import declare_value
 from noreturn.engine import (
     COLOUR_NAMES,
     DECLARE,
-    PLAY,
     Action,
     Declare,
     Exchange,
@@ -50,21 +49,6 @@ THINK_BAG = 100
 plays the rest of the game out, so the bag bounds the cost. At the published size it never
 binds near the switch (four players start play with 100); in a game of thousands of tiles
 medium keeps to the rule alone rather than think for seconds."""
-WINDOW = 6.0
-"""Turns before the plan's own switch (its rows' scoring turns against the turns left, less
-its margin) from which medium weighs the switch."""
-
-
-def near_switch(state: GameState) -> bool:
-    """Whether the mover may declare and its rows are within ``WINDOW`` turns of the
-    plan's switch: where weighing it is worth the time."""
-    seat = state.to_move
-    if state.stage != PLAY or state.phases[seat] != 1 or not any(state.rows[seat]):
-        return False
-    needed, left = plan.needed_and_left(state)
-    return needed - left >= -(plan.params_for(state.rules.players).margin + WINDOW)
-
-
 class PlanBot:
     """The plan as a bot; ``decide`` also says why. ``worlds`` overrides ``SWITCH_WORLDS``."""
 
@@ -106,7 +90,7 @@ class PlanBot:
         """The worlds the switch is weighed by at ``view`` (``state``: a world of it); 0
         where medium keeps to the rule (not near its switch, or declaring is not allowed)."""
         worlds = SWITCH_WORLDS.get(view.rules.players, 0) if self.worlds is None else self.worlds
-        if worlds and view.bag_count <= THINK_BAG and near_switch(state):
+        if worlds and view.bag_count <= THINK_BAG and plan.near_switch(state):
             return worlds
         return 0
 

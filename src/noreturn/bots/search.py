@@ -18,7 +18,10 @@ round, and the winner is played instead only if it beats the plan's choice on th
 round's worlds (fresh: they did not pick the winner) by more than ``trust`` standard errors
 of the paired difference. The plan is a strong default, and with three and four players a
 second's worlds are few: a search that followed every lucky sample was no stronger than
-the plan it plays out (25.5% a seat against medium's 27.0% with four players).
+the plan it plays out (25.5% a seat against medium's 27.0% with four players). Near the
+plan's switch (``plan.near_switch``) its rule is least sure, and medium itself weighs the
+switch there rather than follow it: there the plain winner is played (``trust_near``),
+which judged by an oracle gained +0.005 win share a decision (docs/bots.md).
 
 The value of a playout is a win (1, shared 1/k) blended with the margin over the best other
 seat, so the search prefers a big win to a narrow one and a narrow loss to a big one.
@@ -27,7 +30,8 @@ Options: ``search:time=1.0`` (seconds of CPU per decision, the default, at most 
 times that on the wall clock: ``WALL_CAP``) or
 ``search:iterations=N`` (sampled worlds per decision: the same seed gives the same move),
 ``win=0.5`` (weight of the win against the margin), ``trust=1.0`` (standard errors a move
-must beat the plan's choice by; 0: the plain winner), ``scale=60`` (points of margin that
+must beat the plan's choice by; 0: the plain winner), ``trust_near=0`` (the same near the
+switch), ``scale=60`` (points of margin that
 count as half a win; beyond half of it either way the margin is clipped). The clip makes
 a bot far ahead play to win rather than to win big; ``search:win=0,scale=1000,trust=0``
 plays for the expected margin alone, the very value ``noreturn review`` measures moves by.
@@ -65,6 +69,9 @@ from noreturn.engine import (
 TRUST = 1.0
 """Standard errors by which a move must beat the plan's own choice, on the last round's
 fresh worlds, to be played instead (0: the plain winner of the halving)."""
+
+TRUST_NEAR = 0.0
+"""``TRUST`` near the plan's switch (``plan.near_switch``), where its rule is least sure."""
 
 WALL_CAP = 3.0
 """A time budget counts the CPU time the search itself gets (``time.thread_time``), so a
@@ -161,8 +168,9 @@ class SearchBot:
 
     def __init__(self, seconds: float = 1.0, iterations: int | None = None,
                  win_weight: float = 0.5, trust: float = TRUST,
-                 margin_scale: float = MARGIN_SCALE) -> None:
+                 margin_scale: float = MARGIN_SCALE, trust_near: float = TRUST_NEAR) -> None:
         self.trust = trust
+        self.trust_near = trust_near
         self.seconds = seconds
         self.iterations = iterations
         self.win_weight = win_weight
@@ -178,11 +186,13 @@ class SearchBot:
         options = candidates(first, legal)
         if len(options) == 1:
             return options[0]
-        return options[self._halving(view, seat, options, rng)]
+        trust = self.trust_near if plan.near_switch(first) else self.trust
+        return options[self._halving(view, seat, options, rng, trust)]
 
-    def _halving(self, view: View, seat: int, options: list[Action], rng: Random) -> int:
+    def _halving(self, view: View, seat: int, options: list[Action], rng: Random,
+                 trust: float) -> int:
         """The index of the winner of sequential halving among ``options`` (the plan's own
-        choice first): the plan's choice unless the winner beats it clearly."""
+        choice first): the plan's choice unless the winner beats it by ``trust``."""
         alive = list(range(len(options)))
         totals = [0.0] * len(options)
         counts = [0] * len(options)
@@ -211,9 +221,9 @@ class SearchBot:
             alive.sort(key=lambda i: -totals[i] / max(counts[i], 1))
             if done < rounds - 1:
                 kept = alive[: max(1, (len(alive) + 1) // 2)]
-                alive = [*kept, 0] if self.trust and 0 not in kept else kept
+                alive = [*kept, 0] if trust and 0 not in kept else kept
         best = alive[0]
-        if self.trust and best != 0 and not clearly_better(fresh[best], fresh[0], self.trust):
+        if trust and best != 0 and not clearly_better(fresh[best], fresh[0], trust):
             return 0
         return best
 
@@ -230,11 +240,12 @@ class SearchBot:
                     "search:iterations=N (worlds per move)")
 def _search(options: str) -> SearchBot:
     values = parse_options(options, {"time": float, "iterations": int, "win": float,
-                                     "trust": float, "scale": float})
+                                     "trust": float, "scale": float, "trust_near": float})
     scale = float(values.get("scale", MARGIN_SCALE))
     if not scale > 0:
         raise BotError(f"bot option scale={scale:g}: the margin scale must be above 0")
     return SearchBot(seconds=float(values.get("time", 1.0)),
                      trust=float(values.get("trust", TRUST)),
                      iterations=int(values["iterations"]) if "iterations" in values else None,
-                     win_weight=float(values.get("win", 0.5)), margin_scale=scale)
+                     win_weight=float(values.get("win", 0.5)), margin_scale=scale,
+                     trust_near=float(values.get("trust_near", TRUST_NEAR)))

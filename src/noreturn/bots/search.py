@@ -21,7 +21,7 @@ second's worlds are few: a search that followed every lucky sample was no strong
 the plan it plays out (25.5% a seat against medium's 27.0% with four players). Near the
 plan's switch (``plan.near_switch``) its rule is least sure, and medium itself weighs the
 switch there rather than follow it: there the plain winner is played (``trust_near``),
-which judged by an oracle gained +0.005 win share a decision (docs/bots.md).
+which judged by an oracle gained +0.004 win share a decision (docs/bots.md).
 
 The value of a playout is a win (1, shared 1/k) blended with the margin over the best other
 seat, so the search prefers a big win to a narrow one and a narrow loss to a big one.

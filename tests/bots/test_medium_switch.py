@@ -15,7 +15,7 @@ from noreturn.bots import BotError, Deck, make_bot, plan
 from noreturn.bots.base import thinks_now
 from noreturn.bots.plan import near_switch
 from noreturn.bots.planner import SWITCH_WORLDS, THINK_BAG, PlanBot
-from noreturn.bots.search import SearchBot
+from noreturn.bots.search import TRUST, TRUST_NEAR, SearchBot
 from noreturn.bots.switch import declare_value
 from noreturn.engine import DECLARE, Declare, GameState, Rules, legal_actions, view
 
@@ -131,20 +131,16 @@ def test_near_the_switch_the_search_plays_its_plain_winner(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Near the plan's switch hard does not favour the plan's move (``trust_near``): the
     rule is least sure there; elsewhere a move must beat it by ``trust`` standard errors."""
-    asked: list[tuple[bool, float]] = []
-
-    def halving(bot: SearchBot, seen: object, seat: int, options: list[object],
-                rng: Random, trust: float) -> int:
-        asked.append((near, trust))
-        return 0
-
-    monkeypatch.setattr(SearchBot, "_halving", halving)
+    asked: list[float] = []  # the trust each halving was given
+    monkeypatch.setattr(SearchBot, "_halving", lambda *args: asked.append(args[-1]) or 0)
     bot = make_bot("search:iterations=2")
     assert isinstance(bot, SearchBot)
+    given: dict[bool, set[float]] = {True: set(), False: set()}  # by near_switch
     for state in _positions(4, 3):
-        near = near_switch(state)
+        asked.clear()
         bot.act(view(state, state.to_move), legal_actions(state), Random(0))
-    assert {trust for near, trust in asked if near} == {0.0}
-    assert {trust for near, trust in asked if not near} == {1.0}
+        given[near_switch(state)].update(asked)
+    assert TRUST_NEAR < TRUST
+    assert given == {True: {TRUST_NEAR}, False: {TRUST}}
     custom = make_bot("search:trust=2,trust_near=0.5")
     assert isinstance(custom, SearchBot) and (custom.trust, custom.trust_near) == (2.0, 0.5)

@@ -15,6 +15,11 @@ plan's. The mean gain over the positions, with its standard error, compares ways
 searching (budgets, candidates, values) on the same positions; the oracle's values are
 cached (``--cache``), since they cost most of the time.
 
+A spec's prefix gives the search part of the truth, to measure what hiding it costs:
+``cheat+`` the true hands, ``hands+`` the other hands alone, ``bag+`` the bag's contents
+alone, ``power+`` each other seat's paying power, ``fixed+`` one random world for the
+whole decision (the control: a consistent world that is not the truth).
+
 ``--beyond SCREEN`` asks instead whether a move outside the candidates is worth more
 (``beyond``).
 
@@ -44,8 +49,10 @@ from noreturn.engine import (
     GameState,
     Rules,
     View,
+    colour_sums,
     legal_actions,
     playout,
+    sample_world,
     to_action,
     view,
 )
@@ -58,6 +65,70 @@ def true_world(state: GameState) -> Callable[[View, Random], GameState]:
         return state.clone()
 
     return world
+
+
+def partial_world(state: GameState, keep: str) -> Callable[[View, Random], GameState]:
+    """A stand-in that knows part of the truth: the other hands (``keep="hands"``) or the
+    bag's contents (``"bag"``); the rest of the hidden tiles (the others' exchanged tiles
+    always among them) are dealt again at random among their places."""
+    me = state.to_move
+    others = [s for s in range(state.n) if s != me]
+
+    def world(_view: View, rng: Random) -> GameState:
+        truth = state.clone()
+        places = [truth.exchanged[s] for s in others]
+        places += [truth.bag] if keep == "hands" else [truth.hands[s] for s in others]
+        pool = [t for place in places for t in place]
+        rng.shuffle(pool)
+        for place in places:
+            place[:], pool = pool[: len(place)], pool[len(place):]
+        return truth
+
+    return world
+
+
+def power_world(state: GameState, within: int = 2,
+                tries: int = 300) -> Callable[[View, Random], GameState]:
+    """A stand-in that knows each other seat's paying power (its strongest colour's sum)
+    to within ``within``: uniform worlds, rejected until every other hand's power is that
+    close (after ``tries``, the closest drawn). The rejections cost the search's time."""
+    me = state.to_move
+    truth = [max(colour_sums(hand).values(), default=0) for hand in state.hands]
+
+    def off(world: GameState) -> int:
+        return sum(max(0, abs(max(colour_sums(world.hands[s]).values(), default=0)
+                              - truth[s]) - within) for s in range(state.n) if s != me)
+
+    def world(seat_view: View, rng: Random) -> GameState:
+        best: tuple[int, GameState] | None = None
+        for _ in range(tries):
+            candidate = sample_world(seat_view, rng)
+            if best is None or off(candidate) < best[0]:
+                best = (off(candidate), candidate)
+            if best[0] == 0:
+                break
+        assert best is not None
+        return best[1]
+
+    return world
+
+
+KNOWS = ("cheat", "hands", "bag", "power", "fixed")
+"""What a bot spec's prefix (``cheat+search:time=1``) lets the search know: the true
+hands, the other hands alone, the bag's contents alone, the others' paying power, or
+one random world fixed for the whole decision (a control: consistency without truth)."""
+
+
+def stand_in(knows: str, state: GameState,
+             index: int) -> Callable[[View, Random], GameState]:
+    """The ``sample_world`` a search that ``knows`` this much uses at ``state``."""
+    if knows == "cheat":
+        return true_world(state)
+    if knows in ("hands", "bag"):
+        return partial_world(state, knows)
+    if knows == "power":
+        return power_world(state)
+    return true_world(sample_world(view(state, state.to_move), Random(f"fixed:{index}")))
 
 
 def positions(players: int, count: int, seed: int, near: bool = False) -> list[GameState]:
@@ -171,15 +242,15 @@ def main(argv: list[str] | None = None) -> int:
           f"the plan's", flush=True)
     first: list[float] = []
     for spec in filter(None, args.bots.split(";")):
-        cheat = spec.startswith("cheat+")
-        bot = make_bot(spec.removeprefix("cheat+"))
+        knows, _, rest = spec.partition("+")
+        knows, bot = (knows, make_bot(rest)) if knows in KNOWS else ("", make_bot(spec))
         gains, margins, differ = [], [], 0
         begin = time.process_time()
         for index, state in enumerate(states):
             seat = state.to_move
-            # cheat: the true hands (the bag's order stays unknown): what hiding costs
-            with (mock.patch.object(search, "sample_world", true_world(state)) if cheat
-                  else contextlib.nullcontext()):
+            # what hiding costs: the truth, or part of it (the bag's order stays unknown)
+            with (mock.patch.object(search, "sample_world", stand_in(knows, state, index))
+                  if knows else contextlib.nullcontext()):
                 action = bot.act(view(state, seat), legal_actions(state),
                                  Random(f"bot:{index}"))
             chosen, base = value(index, action), value(index, plans[index])

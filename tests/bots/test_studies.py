@@ -1,6 +1,7 @@
 """The bots' studies in ``benchmarks/``: ``headroom.py`` (the plan and a search that knows its
 rival is random, on the same deals), ``search_regret.py`` (``--beyond``: moves outside the
-search's candidates; ``--near-switch``: positions near the switch) and ``ranker_study.py``
+search's candidates; ``--near-switch``: positions near the switch; ``hands+`` and the other
+partial truths a search may be given) and ``ranker_study.py``
 (a move ranker learned from playout values), in tiny runs: they run, and they print what
 they promise."""
 
@@ -17,7 +18,10 @@ from noreturn.bots import plan
 from noreturn.bots.search import candidates
 from noreturn.engine import (
     PLAY,
+    Exchange,
+    GameState,
     Rules,
+    colour_sums,
     legal_actions,
     new_game,
     resolve_chance,
@@ -114,3 +118,54 @@ def test_the_ranker_keeps_the_plans_move_unless_another_scores_above_it() -> Non
     weights = study.np.array([1.0, -1.0])
     assert study.pick([[0.0, 0.0], [1.0, 2.0], [0.0, 1.0]], weights) == 0
     assert study.pick([[0.0, 0.0], [1.0, 2.0], [2.0, 1.0]], weights) == 2
+
+
+def test_the_regret_studys_partial_truths_keep_what_they_know_and_deal_the_rest() -> None:
+    regret = _study("search_regret")
+    state = regret.positions(4, 1, 0, near=True)[0]
+    me = state.to_move
+    for _ in range(4):  # every seat exchanges two tiles: the box holds others' tiles
+        state.play(Exchange(tuple(sorted(state.hands[state.to_move][:2], reverse=True))))
+        resolve_chance(state, Random(7))
+    assert state.to_move == me and state.bag
+    others = [s for s in range(4) if s != me]
+
+    def hidden(world: GameState) -> list[int]:
+        return sorted([t for s in others for t in world.hands[s] + world.exchanged[s]]
+                      + world.bag)
+
+    seen = view(state, me)
+    moved = {"hands": 0, "bag": 0}
+    for knows in moved:
+        for k in range(5):
+            world = regret.stand_in(knows, state, 0)(seen, Random(k))
+            assert world.hands[me] == state.hands[me]  # the tiles are conserved
+            assert hidden(world) == hidden(state)
+            if knows == "hands":
+                assert all(world.hands[s] == state.hands[s] for s in others)
+                moved[knows] += sorted(world.bag) != sorted(state.bag)
+            else:
+                assert sorted(world.bag) == sorted(state.bag)
+                moved[knows] += any(world.hands[s] != state.hands[s] for s in others)
+    assert moved == {"hands": 5, "bag": 5}  # and the rest is dealt again
+    power = regret.stand_in("power", state, 0)(seen, Random(1))
+
+    def strongest(hand: list[int]) -> int:
+        return max(colour_sums(hand).values())
+
+    assert all(abs(strongest(power.hands[s]) - strongest(state.hands[s])) <= 2
+               for s in others)
+    fixed = regret.stand_in("fixed", state, 3)
+    assert fixed(seen, Random(1)).hands == fixed(seen, Random(2)).hands
+
+
+def test_the_regret_study_runs_a_search_that_knows_part_of_the_truth(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    regret = _study("search_regret")
+    assert regret.main(["--players", "2", "--positions", "2", "--playouts", "2",
+                        "--near-switch", "--cache", str(tmp_path / "cache.json"),
+                        "--bots", "search:iterations=4;hands+search:iterations=4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("search:iterations=4: gain ")
+    assert lines[2].startswith("hands+search:iterations=4: gain ")
+    assert lines[3].startswith("  against the first: ")

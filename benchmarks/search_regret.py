@@ -103,8 +103,9 @@ def power_world(state: GameState, within: int = 2,
         best: tuple[int, GameState] | None = None
         for _ in range(tries):
             candidate = sample_world(seat_view, rng)
-            if best is None or off(candidate) < best[0]:
-                best = (off(candidate), candidate)
+            distance = off(candidate)
+            if best is None or distance < best[0]:
+                best = (distance, candidate)
             if best[0] == 0:
                 break
         assert best is not None

@@ -49,7 +49,6 @@ from noreturn.engine import (
     GameState,
     Rules,
     View,
-    colour_sums,
     legal_actions,
     playout,
     sample_world,
@@ -93,11 +92,11 @@ def power_world(state: GameState, within: int = 2,
     to within ``within``: uniform worlds, rejected until every other hand's power is that
     close (after ``tries``, the closest drawn). The rejections cost the search's time."""
     me = state.to_move
-    truth = [max(colour_sums(hand).values(), default=0) for hand in state.hands]
+    truth = [plan.paying_power(hand) for hand in state.hands]
 
     def off(world: GameState) -> int:
-        return sum(max(0, abs(max(colour_sums(world.hands[s]).values(), default=0)
-                              - truth[s]) - within) for s in range(state.n) if s != me)
+        return sum(max(0, abs(plan.paying_power(world.hands[s]) - truth[s]) - within)
+                   for s in range(state.n) if s != me)
 
     def world(seat_view: View, rng: Random) -> GameState:
         best: tuple[int, GameState] | None = None

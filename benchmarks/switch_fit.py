@@ -38,7 +38,6 @@ from noreturn.engine import (
     Declare,
     GameState,
     Rules,
-    colour_sums,
     to_action,
     view,
 )
@@ -49,9 +48,6 @@ FEATURES = ("gap", "left", "power", "lead", "row_value", "place_worth", "others2
 needed less turns left), the turns left, the hand's paying power, the lead in projected
 score, the rows' value, the worth of the plan's best placement, the rivals in phase 2 and
 the bag."""
-WINDOW = 6.0
-"""Turns below the plan's own switch (``needed >= left - margin``) where labels are taken
-and the fitted rule decides."""
 
 Policy = Callable[[GameState, Random], Action]
 
@@ -59,15 +55,13 @@ Policy = Callable[[GameState, Random], Action]
 def features(state: GameState) -> dict[str, float] | None:
     """The features of the mover's position, or ``None`` outside the switch window."""
     seat, n = state.to_move, state.rules.players
-    if state.stage != PLAY or state.phases[seat] != 1 or not any(state.rows[seat]):
+    if not plan.near_switch(state):  # labels are taken, and the fitted rule decides, there
         return None
     p = plan.params_for(n)
     needed, left = plan.needed_and_left(state)
-    if needed - left < -(p.margin + WINDOW):
-        return None
     worth, _ = plan.best_place(state, p, left)
     return {"gap": needed - left, "left": left,
-            "power": max(colour_sums(state.hands[seat]).values(), default=0),
+            "power": plan.paying_power(state.hands[seat]),
             "lead": plan.lead(state),
             "row_value": state.row_sum(seat), "place_worth": worth,
             "others2": sum(1 for s in range(n) if s != seat and state.phases[s] == 2),

@@ -230,8 +230,7 @@ def should_declare(state: GameState, p: Params, left: float | None = None) -> bo
     left = turns_left(state, p) if left is None else left
     if 2 * sum(map(len, rows)) < left - max(p.margin, p.safe_margin):
         return False  # each scoring turn takes a tile, or two turns one: far from the switch
-    power = max(colour_sums(state.hands[seat]).values(), default=0)
-    needed = scoring_turns(rows, power, p.typical)
+    needed = scoring_turns(rows, paying_power(state.hands[seat]), p.typical)
     if needed == 0 or needed < left - max(p.margin, p.safe_margin):
         return False
     margin = p.safe_margin if lead(state) >= p.safe_lead else p.margin
@@ -304,9 +303,15 @@ def keep_value(rows: list[list[int]], tile: int, p: Params) -> float:
     return value / 4 - 1.0
 
 
+def paying_power(hand: list[int]) -> int:
+    """The most one payment can cover: the sum of the hand's strongest colour (a payment is
+    of one colour)."""
+    return max(colour_sums(hand).values(), default=0)
+
+
 def best_score(hand: list[int], rows: list[list[int]]) -> tuple[int, int, int] | None:
     """(due, row, count): the biggest row tail the hand's strongest colour can pay."""
-    power = max(colour_sums(hand).values(), default=0)
+    power = paying_power(hand)
     best: tuple[int, int, int] | None = None
     for colour, row in enumerate(rows):
         if not row or not covers(power, row[-1]):
@@ -449,8 +454,8 @@ def needed_and_left(state: GameState) -> tuple[int, float]:
     """For reasons: the scoring turns the mover's rows need, and the turns left."""
     p = params_for(state.rules.players)
     seat = state.to_move
-    power = max(colour_sums(state.hands[seat]).values(), default=0)
-    return scoring_turns(state.rows[seat], power, p.typical), turns_left(state, p)
+    needed = scoring_turns(state.rows[seat], paying_power(state.hands[seat]), p.typical)
+    return needed, turns_left(state, p)
 
 
 WINDOW = 6.0
@@ -470,4 +475,5 @@ def near_switch(state: GameState) -> bool:
 
 
 __all__ = ["PARAMS", "WINDOW", "Params", "choose", "decide", "lead", "near_switch",
-           "needed_and_left", "params_for", "scoring_turns", "tiles_taken", "turns_left"]
+           "needed_and_left", "params_for", "paying_power", "scoring_turns", "tiles_taken",
+           "turns_left"]

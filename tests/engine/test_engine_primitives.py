@@ -29,6 +29,7 @@ from noreturn.engine import (
     legal_actions,
     make_tile,
     make_tiles,
+    payable_tail,
     placeable,
     playout,
     row_due,
@@ -75,6 +76,18 @@ def test_a_payment_covers_a_due_when_it_is_at_least_the_due() -> None:
     assert row_dues([9, 7, 2]) == [2, 9, 18]
     assert [row_due([9, 7, 2], k) for k in (1, 2, 3)] == [2, 9, 18]
     assert row_dues([]) == []
+
+
+def test_the_payable_tail_is_the_longest_tail_a_payment_covers() -> None:
+    assert payable_tail([9, 7, 2], 8) == (1, 2)
+    assert payable_tail([9, 7, 2], 9) == (2, 9)  # exactly the due
+    assert payable_tail([9, 7, 2], 40) == (3, 18)
+    assert payable_tail([9, 7, 2], 1) == (0, 0)
+    assert payable_tail([], 40) == (0, 0)
+    for row in ([11, 9, 9, 4, 1], [6], [8, 8, 8]):
+        for paid in range(0, 40):
+            count = sum(covers(paid, due) for due in row_dues(row))
+            assert payable_tail(row, paid) == (count, row_due(row, count) if count else 0)
 
 
 def test_the_legal_scores_are_the_covering_one_colour_payments() -> None:

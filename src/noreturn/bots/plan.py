@@ -66,7 +66,7 @@ from noreturn.engine import (
     colour_sums,
     covers,
     fits_row,
-    row_dues,
+    payable_tail,
     tiles_value,
     turns_taken,
 )
@@ -198,19 +198,16 @@ def scoring_turns(rows: list[list[int]], power: int, typical: int) -> int:
     turns = 0
     budget = max(power, typical)
     while left:
-        best: tuple[int, int, int] | None = None
-        for index, row in enumerate(left):
-            for count, due in enumerate(row_dues(row), 1):
-                if not covers(budget, due):
-                    break
-                if best is None or due > best[0]:
-                    best = (due, index, count)
-        if best is None:
+        best_due = index = count = 0
+        for at, row in enumerate(left):
+            tail, due = payable_tail(row, budget)
+            if tail and due > best_due:  # the dearest tail, the first row on a tie
+                best_due, index, count = due, at, tail
+        if count == 0:
             turns += 2
             index, count = min(range(len(left)), key=lambda i: left[i][-1]), 1
         else:
             turns += 1
-            _, index, count = best
         del left[index][-count:]
         if not left[index]:
             del left[index]
@@ -245,8 +242,10 @@ def projected(state: GameState, seat: int) -> int:
 def lead(state: GameState) -> int:
     """How far the mover's projected score is ahead of the best other seat's."""
     seat = state.to_move
-    mine = projected(state, seat)
-    return mine - max(projected(state, s) for s in range(state.rules.players) if s != seat)
+    piles, rows = state.pile_sums, state.rows  # (inlined: every playout turn asks it)
+    scores = [piles[s] + sum(map(sum, rows[s])) for s in range(state.rules.players)]
+    mine = scores.pop(seat)
+    return mine - max(scores)
 
 
 def _chain(tiles: list[int], last: int | None, p: Params) -> tuple[float, list[int]]:
@@ -309,18 +308,18 @@ def paying_power(hand: list[int]) -> int:
     return max(colour_sums(hand).values(), default=0)
 
 
-def best_score(hand: list[int], rows: list[list[int]]) -> tuple[int, int, int] | None:
-    """(due, row, count): the biggest row tail the hand's strongest colour can pay."""
-    power = paying_power(hand)
+def best_score(hand: list[int], rows: list[list[int]],
+               power: int | None = None) -> tuple[int, int, int] | None:
+    """(due, row, count): the biggest row tail the hand's strongest colour can pay (the
+    first row on a tie); ``power`` is ``paying_power(hand)`` when the caller has it."""
+    power = paying_power(hand) if power is None else power
     best: tuple[int, int, int] | None = None
     for colour, row in enumerate(rows):
-        if not row or not covers(power, row[-1]):
-            continue  # its smallest tail is already too dear
-        for count, due in enumerate(row_dues(row), 1):
-            if not covers(power, due):
-                break
-            if best is None or due > best[0]:
-                best = (due, colour, count)
+        if not row:
+            continue
+        count, due = payable_tail(row, power)
+        if count and (best is None or due > best[0]):
+            best = (due, colour, count)
     return best
 
 
@@ -345,16 +344,16 @@ def least_cover(values: list[int], due: int) -> tuple[int, int]:
     return best
 
 
-def payment(hand: list[int], due: int, keep_power: float, dump_max: int = 0) -> tuple[
-        int, ...]:
+def payment(hand: list[int], due: int, keep_power: float, dump_max: int = 0,
+            sums: dict[int, int] | None = None) -> tuple[int, ...]:
     """Tiles of one colour that pay ``due``: the least overpay, less ``keep_power`` times
     the paying power the hand keeps for the next turn; then the fewest tiles. The tiles of
     that colour up to ``dump_max`` that the payment leaves are added to it (see Params).
 
     The cost grows with the sum paid, so each colour's best is its least covering sum
     (``least_cover``); the colours are compared by it, the first in the hand's order on a
-    tie."""
-    sums = colour_sums(hand)
+    tie. ``sums`` is ``colour_sums(hand)`` when the caller has it."""
+    sums = colour_sums(hand) if sums is None else sums
     paying = [colour for colour, total in sums.items() if covers(total, due)]
     if not paying:
         return ()
@@ -441,10 +440,11 @@ def decide(state: GameState, p: Params, may_declare: bool = True) -> Decision:
         if worth > 0:
             return (PLACE, 0, 0, chain)
     else:
-        scoring = best_score(hand, state.rows[seat])
+        sums = colour_sums(hand)
+        scoring = best_score(hand, state.rows[seat], max(sums.values(), default=0))
         if scoring is not None:
             due, row, count = scoring
-            return (SCORE, row, count, payment(hand, due, p.keep_power, p.dump_max))
+            return (SCORE, row, count, payment(hand, due, p.keep_power, p.dump_max, sums))
     if not hand:
         return (PASS, 0, 0, ())
     return (EXCHANGE, 0, 0, exchange_tiles(state, p))

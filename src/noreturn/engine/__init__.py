@@ -12,14 +12,15 @@ Typical use::
 
 The rules are written once, here. Bots, rollouts and front ends that need a rule use the
 primitives below rather than a copy: ``fits_row``/``row_limit``/``placeable`` (which tile a
-row takes), ``covers``/``row_due``/``row_dues`` (what a score costs and what pays it), and
-read tiles with ``colour_of``/``value_of`` (or ``TILE_COLOUR``/``TILE_VALUE`` in hot
-loops), ``tiles_value`` and ``colour_sums``. A policy for ``playout`` returns a
-``Decision`` tuple whose kind is one of ``PASS``, ``DECLARE``, ``MULLIGAN_CHOICE``,
-``EXCHANGE``, ``PLACE``, ``SCORE``; ``to_action`` turns it into an action. A state's and a
-view's ``stage`` is a ``Stage`` (``Stage.PLAY``; its text form ``"play"`` is for JSON);
-``DEAL``, ``MULLIGAN``, ``PLAY`` and ``OVER`` are its members under module names, for hot
-loops (a global is some 100 ns cheaper than ``Stage.PLAY`` on Python 3.11).
+row takes), ``covers``/``row_due``/``row_dues``/``payable_tail`` (what a score costs and
+what pays it), and read tiles with ``colour_of``/``value_of`` (or
+``TILE_COLOUR``/``TILE_VALUE`` in hot loops), ``tiles_value`` and ``colour_sums``. A policy
+for ``playout`` returns a ``Decision`` tuple whose kind is one of ``PASS``, ``DECLARE``,
+``MULLIGAN_CHOICE``, ``EXCHANGE``, ``PLACE``, ``SCORE``; ``to_action`` turns it into an
+action. A state's and a view's ``stage`` is a ``Stage`` (``Stage.PLAY``; its text form
+``"play"`` is for JSON); ``DEAL``, ``MULLIGAN``, ``PLAY`` and ``OVER`` are its members under
+module names, for hot loops (a global is some 100 ns cheaper than ``Stage.PLAY`` on Python
+3.11).
 
 ``view(state, seat)`` is the one gate for hidden information in states, ``observe(event,
 seat)`` its twin for events (``event_of``, ``draw_event``, ``start_event`` make an
@@ -65,6 +66,7 @@ from noreturn.engine.legal import (
     covers,
     fits_row,
     legal_actions,
+    payable_tail,
     placeable,
     refusal,
     row_due,
@@ -134,7 +136,8 @@ __all__ = [
     "Rules", "RulesError", "Score", "ShuffledBag", "Stage", "View", "check", "colour_of",
     "colour_sums", "covers", "decode_action", "draw_event", "encode_action", "encode_actions",
     "event_of", "fits_row", "layout", "legal_actions", "make_tile", "make_tiles", "new_game",
-    "num_actions", "observe", "parse_action", "parse_tile", "placeable", "playout", "refusal",
+    "num_actions", "observe", "parse_action", "parse_tile", "payable_tail", "placeable",
+    "playout", "refusal",
     "reshuffled", "resolve_chance", "rollout_action", "row_due", "row_dues", "row_limit",
     "sample_world", "start_event", "texts_of", "tile_code", "tiles_text", "tiles_value",
     "to_action", "turns_taken", "value_of", "view", "why_illegal",

@@ -99,6 +99,19 @@ def row_dues(row: Sequence[int]) -> list[int]:
     return dues
 
 
+def payable_tail(row: Sequence[int], paid: int) -> tuple[int, int]:
+    """The longest tail of ``row`` that a payment worth ``paid`` covers, as ``(count,
+    due)``; ``(0, 0)`` when not even its last tile. Dues grow with the count, so this is
+    also the dearest tail ``paid`` can score (the plan asks it at every playout turn)."""
+    count = due = 0
+    for value in reversed(row):
+        if not covers(paid, due + value):
+            break
+        due += value
+        count += 1
+    return count, due
+
+
 def sub_choices(hand: list[int], lo: int, hi: int, most: int | None = None) -> list[Choice]:
     """Every distinct sub-multiset of ``hand[lo:hi]`` (the empty one first), by mask; with
     ``most``, only those of at most ``most`` tiles (an exchange's limit: of a full hand's

@@ -8,7 +8,8 @@ the mulligan, phase 1 and phase 2 (with three and four players medium thinks nea
 switch: its worst times are there). Each bot decides every position once; the table shows the
 mean, 95th percentile and worst time per decision on the wall clock, and the mean CPU time
 (the search bots budget CPU time, so on a busy machine their wall time grows while their
-CPU time, and their strength, stays). A figure, not a test: this machine is shared and
+CPU time, and their strength, stays); for a search, the playouts it played per CPU second
+(its strength grows with them). A figure, not a test: this machine is shared and
 noisy, so thresholds would be flaky.
 """
 
@@ -51,6 +52,7 @@ def time_level(level: str, states: list[GameState]) -> dict[str, float]:
     """Milliseconds per decision of ``level`` over ``states``."""
     rng = Random(1)
     times, cpu = [], []
+    playouts = 0
     for state in track(states, description=f"{level:>8}", transient=True):
         bot = make_bot(level)
         seen, legal = view(state, state.to_move), legal_actions(state)
@@ -58,9 +60,11 @@ def time_level(level: str, states: list[GameState]) -> dict[str, float]:
         bot.act(seen, legal, rng)
         times.append((time.perf_counter() - begin) * 1000)
         cpu.append((time.process_time() - began_cpu) * 1000)
+        playouts += getattr(bot, "last_playouts", 0)
     times.sort()
     return {"mean_ms": statistics.fmean(times), "p95_ms": times[int(0.95 * (len(times) - 1))],
-            "max_ms": times[-1], "cpu_mean_ms": statistics.fmean(cpu), "positions": len(times)}
+            "max_ms": times[-1], "cpu_mean_ms": statistics.fmean(cpu), "positions": len(times),
+            "playouts_per_cpu_s": playouts / max(sum(cpu) / 1000, 1e-9)}
 
 
 def main() -> None:
@@ -77,11 +81,12 @@ def main() -> None:
         print(json.dumps(results))
         return
     table = Table(title=f"decision time per move, {len(states)} positions, {args.players} players")
-    for column in ("level", "bot", "mean ms", "p95 ms", "max ms", "CPU ms"):
+    for column in ("level", "bot", "mean ms", "p95 ms", "max ms", "CPU ms", "playouts/CPU s"):
         table.add_column(column, justify="right")
     for level, r in results.items():
         table.add_row(level, LEVELS.get(level, level), f"{r['mean_ms']:.1f}",
-                      f"{r['p95_ms']:.1f}", f"{r['max_ms']:.1f}", f"{r['cpu_mean_ms']:.1f}")
+                      f"{r['p95_ms']:.1f}", f"{r['max_ms']:.1f}", f"{r['cpu_mean_ms']:.1f}",
+                      f"{r['playouts_per_cpu_s']:,.0f}" if r["playouts_per_cpu_s"] else "")
     Console().print(table)
 
 

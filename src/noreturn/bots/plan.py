@@ -406,8 +406,9 @@ def exchange_tiles(state: GameState, p: Params) -> tuple[int, ...]:
         ranked = sorted(hand, key=lambda t: (COLOUR[t] == strongest, VALUE[t]))
         return tuple(ranked[: max(1, min(limit, len(hand) // 2))])
     rows = state.rows[seat]
-    ranked = sorted(hand, key=lambda t: keep_value(rows, t, p))
-    useless = [t for t in ranked if keep_value(rows, t, p) < 1.0]
+    keep = {t: keep_value(rows, t, p) for t in hand}
+    ranked = sorted(hand, key=keep.__getitem__)
+    useless = [t for t in ranked if keep[t] < 1.0]
     return tuple(useless[:limit] or ranked[:1])
 
 

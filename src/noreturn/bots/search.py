@@ -179,6 +179,7 @@ class SearchBot:
 
     def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
         """The candidate with the best mean value over the sampled worlds."""
+        self.last_playouts = 0  # (a forced move plays none: bot_speed.py counts them)
         if len(legal) == 1:
             return legal[0]
         seat = view.seat or 0

@@ -242,7 +242,7 @@ def projected(state: GameState, seat: int) -> int:
 def lead(state: GameState) -> int:
     """How far the mover's projected score is ahead of the best other seat's."""
     seat = state.to_move
-    piles, rows = state.pile_sums, state.rows  # (inlined: every playout turn asks it)
+    piles, rows = state.pile_sums, state.rows  # projected() inlined: every playout turn asks
     scores = [piles[s] + sum(map(sum, rows[s])) for s in range(state.rules.players)]
     mine = scores.pop(seat)
     return mine - max(scores)

@@ -1,12 +1,14 @@
 """The bots' studies in ``benchmarks/``: ``headroom.py`` (the plan and a search that knows its
 rival is random, on the same deals), ``search_regret.py`` (``--beyond``: moves outside the
 search's candidates; ``--near-switch``: positions near the switch; ``hands+`` and the other
-partial truths a search may be given) and ``ranker_study.py``
-(a move ranker learned from playout values), in tiny runs: they run, and they print what
+partial truths a search may be given), ``ranker_study.py``
+(a move ranker learned from playout values) and ``fingerprint.py`` (a hash of fixed games'
+records, which speed work must leave alone), in tiny runs: they run, and they print what
 they promise."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 from pathlib import Path
 from random import Random
@@ -169,3 +171,15 @@ def test_the_regret_study_runs_a_search_that_knows_part_of_the_truth(
     assert lines[1].startswith("search:iterations=4: gain ")
     assert lines[2].startswith("hands+search:iterations=4: gain ")
     assert lines[3].startswith("  against the first: ")
+
+
+def test_the_fingerprint_repeats_and_changes_with_a_decision(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``fingerprint.py`` guards speed work: the same bots give the same hash, and a bot
+    that pays otherwise gives another."""
+    fingerprint = _study("fingerprint")
+    first = fingerprint.fingerprint(2, [2])
+    assert fingerprint.fingerprint(2, [2]) == first and len(first) == 64
+    changed = dataclasses.replace(plan.PARAMS[2], dump_max=0)
+    monkeypatch.setitem(plan.PARAMS, 2, changed)
+    assert fingerprint.fingerprint(2, [2]) != first

@@ -242,8 +242,7 @@ def projected(state: GameState, seat: int) -> int:
 def lead(state: GameState) -> int:
     """How far the mover's projected score is ahead of the best other seat's."""
     seat = state.to_move
-    piles, rows = state.pile_sums, state.rows  # projected() inlined: every playout turn asks
-    scores = [piles[s] + sum(map(sum, rows[s])) for s in range(state.rules.players)]
+    scores = [projected(state, s) for s in range(state.rules.players)]
     mine = scores.pop(seat)
     return mine - max(scores)
 
@@ -302,10 +301,10 @@ def keep_value(rows: list[list[int]], tile: int, p: Params) -> float:
     return value / 4 - 1.0
 
 
-def paying_power(hand: list[int]) -> int:
+def paying_power(hand: list[int], sums: dict[int, int] | None = None) -> int:
     """The most one payment can cover: the sum of the hand's strongest colour (a payment is
-    of one colour)."""
-    return max(colour_sums(hand).values(), default=0)
+    of one colour); ``sums`` is ``colour_sums(hand)`` when the caller has it."""
+    return max((colour_sums(hand) if sums is None else sums).values(), default=0)
 
 
 def best_score(hand: list[int], rows: list[list[int]],
@@ -316,7 +315,7 @@ def best_score(hand: list[int], rows: list[list[int]],
     best: tuple[int, int, int] | None = None
     for colour, row in enumerate(rows):
         if not row:
-            continue
+            continue  # (nothing to pay: skips a call per empty row, on every playout turn)
         count, due = payable_tail(row, power)
         if count and (best is None or due > best[0]):
             best = (due, colour, count)
@@ -442,7 +441,7 @@ def decide(state: GameState, p: Params, may_declare: bool = True) -> Decision:
             return (PLACE, 0, 0, chain)
     else:
         sums = colour_sums(hand)
-        scoring = best_score(hand, state.rows[seat], max(sums.values(), default=0))
+        scoring = best_score(hand, state.rows[seat], paying_power(hand, sums))
         if scoring is not None:
             due, row, count = scoring
             return (SCORE, row, count, payment(hand, due, p.keep_power, p.dump_max, sums))

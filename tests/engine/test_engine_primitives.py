@@ -4,6 +4,7 @@ a tile's bits itself (docs/rules.md, "PLACE" and "SCORE"; issue 15, item 7)."""
 
 from __future__ import annotations
 
+import pickle
 import re
 from pathlib import Path
 from random import Random
@@ -156,3 +157,31 @@ def test_no_code_outside_the_engine_reads_a_tiles_bits() -> None:
              for p in outside for n, line in enumerate(p.read_text().splitlines(), 1)
              if BIT_READS.search(line)]
     assert found == []
+
+
+def _midgame(players: int, seed: int) -> GameState:
+    """A game some turns into play, moves and draws chosen at random."""
+    rng = Random(seed)
+    state = GameState(Rules(players=players), 0)
+    while state.turns < 6 + seed % 5 and not state.is_over():
+        state.apply(state.sample_draw(rng) if state.is_chance()
+                    else rng.choice(legal_actions(state)))
+    return state
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_clone_and_a_pickled_state_are_the_same_game_and_independent(players: int) -> None:
+    """``clone`` and pickling (process pools send states) keep every field, and the copy
+    shares no list with the original: playing on in one leaves the other as it was."""
+    for seed in range(8):
+        state = _midgame(players, seed)
+        before = pickle.loads(pickle.dumps(state))
+        for copy in (state.clone(), pickle.loads(pickle.dumps(state))):
+            assert copy == state and copy.key() == state.key()
+            assert [getattr(copy, f) for f in GameState.__slots__] == \
+                [getattr(state, f) for f in GameState.__slots__]
+            rng = Random(seed)
+            while not copy.is_over():
+                copy.apply(copy.sample_draw(rng) if copy.is_chance()
+                           else rng.choice(legal_actions(copy)))
+            assert state == before and state.key() == before.key()

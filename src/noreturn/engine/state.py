@@ -89,8 +89,14 @@ class GameState:
         "mulligan_tiles", "aside", "row_tiles", "draws_due", "ending", "turns",
     )
 
-    def __init__(self, rules: Rules, start_player: int) -> None:
-        """A game before the deal: every tile in the bag, the first deal draw due."""
+    def __init__(self, rules: Rules, start_player: int, *,
+                 copy_of: GameState | None = None) -> None:
+        """A game before the deal: every tile in the bag, the first deal draw due; or, with
+        ``copy_of``, an independent copy of that game (``clone``: built through here rather
+        than ``GameState.__new__``, which a compiled build of this class does not allow)."""
+        if copy_of is not None:
+            self._copy(copy_of)
+            return
         n = rules.players
         if type(start_player) is not int or not 0 <= start_player < n:
             raise RulesError(f"start player must be a seat from 0 to {n - 1}, not {start_player!r}")
@@ -170,22 +176,41 @@ class GameState:
     # ------------------------------------------------------------------- copies
     def clone(self) -> GameState:
         """An independent copy; cheap enough to take once per search iteration."""
-        other = GameState.__new__(GameState)
-        for name in ("rules", "n", "hand_size", "start", "last", "to_move", "stage",
-                     "declared", "row_tiles", "draws_due", "ending", "turns"):
-            setattr(other, name, getattr(self, name))
-        other.bag = self.bag[:]
-        other.hands = [h[:] for h in self.hands]
-        other.rows = [[r[:] for r in rows] for rows in self.rows]
-        other.piles = [p[:] for p in self.piles]
-        other.pile_sums = self.pile_sums[:]
-        other.phases = self.phases[:]
-        other.declared_turns = self.declared_turns[:]
-        other.exchanged = [e[:] for e in self.exchanged]
-        other.paid = [p[:] for p in self.paid]
-        other.mulligan_tiles = [None if m is None else m[:] for m in self.mulligan_tiles]
-        other.aside = self.aside[:]
-        return other
+        return GameState(self.rules, self.start, copy_of=self)
+
+    def _copy(self, other: GameState) -> None:
+        """Make this (new) state an independent copy of ``other``: lists copied, the rest
+        (numbers, the rules) shared."""
+        self.rules = other.rules
+        self.n = other.n
+        self.hand_size = other.hand_size
+        self.start = other.start
+        self.last = other.last
+        self.to_move = other.to_move
+        self.stage = other.stage
+        self.declared = other.declared
+        self.row_tiles = other.row_tiles
+        self.draws_due = other.draws_due
+        self.ending = other.ending
+        self.turns = other.turns
+        self.bag = other.bag[:]
+        self.hands = [h[:] for h in other.hands]
+        self.rows = [[r[:] for r in rows] for rows in other.rows]
+        self.piles = [p[:] for p in other.piles]
+        self.pile_sums = other.pile_sums[:]
+        self.phases = other.phases[:]
+        self.declared_turns = other.declared_turns[:]
+        self.exchanged = [e[:] for e in other.exchanged]
+        self.paid = [p[:] for p in other.paid]
+        self.mulligan_tiles = [None if m is None else m[:] for m in other.mulligan_tiles]
+        self.aside = other.aside[:]
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle as the rules, the starting seat and every field (``_rebuild``): explicit,
+        so that a compiled build of this class pickles like the interpreted one (process
+        pools and Ray send states between processes)."""
+        return (_rebuild, (self.rules, self.start,
+                           {name: getattr(self, name) for name in GameState.__slots__}))
 
     def key(self) -> tuple[object, ...]:
         """A value equal for two states exactly when they are the same game position.
@@ -373,3 +398,11 @@ def resolve_chance(state: GameState, rng: Random) -> None:
     """Draw with ``rng`` until the state is no longer a chance node."""
     while state.draws_due:
         state._take(int(rng.random() * len(state.bag)))
+
+
+def _rebuild(rules: Rules, start: int, fields: dict[str, object]) -> GameState:
+    """A pickled ``GameState`` again (``GameState.__reduce__``)."""
+    state = GameState(rules, start)
+    for name, value in fields.items():
+        setattr(state, name, value)
+    return state

@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
+import noreturn
 from noreturn.bots import make_bot
 from noreturn.bots.base import LEVELS
 from noreturn.bots.yardsticks.heuristic_v1 import HeuristicV1Bot as HeuristicBot
@@ -80,7 +81,9 @@ def main() -> None:
     if args.json:
         print(json.dumps(results))
         return
-    table = Table(title=f"decision time per move, {len(states)} positions, {args.players} players")
+    build = "compiled" if noreturn.compiled() else "pure Python"
+    table = Table(title=f"decision time per move, {len(states)} positions, "
+                        f"{args.players} players ({build})")
     for column in ("level", "bot", "mean ms", "p95 ms", "max ms", "CPU ms", "playouts/CPU s"):
         table.add_column(column, justify="right")
     for level, r in results.items():

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import ast
+import importlib.metadata
+import json
+import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
+import pytest
+
+import noreturn
 import noreturn.engine
 
 ENGINE = Path(noreturn.engine.__file__).parent
@@ -39,3 +47,91 @@ def test_console_script_runs() -> None:
     assert result.returncode == 0, result.stderr
     for command in ("play", "validate", "replay", "simulate", "bench"):
         assert command in result.stdout
+
+
+ROOT = Path(__file__).resolve().parents[1]
+FINGERPRINT = (
+    "import sys, noreturn; sys.path.insert(0, {benchmarks!r}); "
+    "from fingerprint import fingerprint; print(noreturn.compiled(), fingerprint(2, [2, 3, 4]))"
+)
+"""A child's lines: whether it runs compiled modules, and the hash of 6 games' records."""
+
+
+def _wheel(tmp_path: Path, env: dict[str, str]) -> Path:
+    """Build a wheel the way ``pip install .`` does, from a copy of the project (a fresh
+    checkout has no ``build/`` folder to reuse), and install it into a folder of its own."""
+    source = tmp_path / "source"
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, source / name)
+    skip = shutil.ignore_patterns("__pycache__", "*.so", "*.egg-info")
+    for name in ("src", "tools"):
+        shutil.copytree(ROOT / name, source / name, ignore=skip)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "wheel"),
+         str(source)], capture_output=True, text=True, check=False,
+        env={**os.environ, **env})
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+    (wheel,) = (tmp_path / "wheel").glob("noreturn-*.whl")
+    target = tmp_path / "installed"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--target",
+                    str(target), str(wheel)], capture_output=True, check=True)
+    return target
+
+
+def _decisions(path: Path | None) -> tuple[str, str]:
+    """(compiled?, fingerprint) in a child whose ``noreturn`` comes from ``path`` (ahead of
+    the editable install), or from this test's own install."""
+    env = dict(os.environ)
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    code = FINGERPRINT.format(benchmarks=str(ROOT / "benchmarks"))
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=False, env=env, cwd=path or ROOT)
+    assert child.returncode == 0, child.stderr[-2000:]
+    compiled, digest = child.stdout.split()
+    return compiled, digest
+
+
+def test_a_wheel_compiles_the_search_and_it_decides_as_the_sources_do(tmp_path: Path) -> None:
+    """``pip install .`` compiles the plan and the engine's hot modules with mypyc
+    (setup.py); the compiled bots make exactly the moves of the pure ones."""
+    if shutil.which(sysconfig.get_config_var("CC").split()[0]) is None:
+        pytest.skip("no C compiler (the CC Python was built with): wheels are pure Python")
+    target = _wheel(tmp_path, {})
+    compiled = sorted(p.relative_to(target).as_posix().split(".")[0]
+                      for p in (target / "noreturn").rglob("*.so"))
+    assert compiled == ["noreturn/bots/plan", "noreturn/engine/legal",
+                        "noreturn/engine/rollout", "noreturn/engine/state",
+                        "noreturn/engine/tiles"]
+    assert _decisions(target) == ("True", _decisions(None)[1])
+
+
+@pytest.mark.parametrize("env", [{"CC": "/nonexistent/cc"}, {"NORETURN_COMPILE": "0"}],
+                         ids=["no-compiler", "opted-out"])
+def test_a_wheel_without_compiling_installs_the_pure_package(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    """A failed compilation (no compiler) or ``NORETURN_COMPILE=0`` still installs: the
+    pure Python, with no half of the compiled modules left behind."""
+    target = _wheel(tmp_path, env)
+    assert not list(target.rglob("*.so"))
+    assert _decisions(target)[0] == "False"
+
+
+def test_an_editable_install_runs_the_sources() -> None:
+    """An editable install (the test command's) compiles nothing: the modules a developer
+    edits are the ones that run (tools/build_backend.py asks for no mypy, setup.py skips)."""
+    direct_url = importlib.metadata.distribution("noreturn").read_text("direct_url.json")
+    if not direct_url or not json.loads(direct_url).get("dir_info", {}).get("editable"):
+        pytest.skip("noreturn is not installed editable here (pip install -e .)")
+    assert not noreturn.compiled()
+    assert not list((ROOT / "src").rglob("*.so"))
+
+
+def test_version_says_whether_the_search_runs_compiled() -> None:
+    result = subprocess.run([sys.executable, "-m", "noreturn", "--version"],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    build = "compiled (mypyc)" if noreturn.compiled() else "pure Python; `pip install .`"
+    assert result.stdout.startswith(f"noreturn {noreturn.__version__} (")
+    assert build in result.stdout

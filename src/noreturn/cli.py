@@ -64,8 +64,21 @@ app = typer.Typer(
 )
 
 
+def _version(asked: bool) -> None:
+    """``--version``: the version, and whether the search runs compiled (``compiled``)."""
+    if asked:
+        import noreturn  # noqa: PLC0415 - fast startup
+
+        build = ("the search compiled (mypyc)" if noreturn.compiled() else
+                 "pure Python; `pip install .` compiles the search: twice its playouts")
+        typer.echo(f"noreturn {noreturn.__version__} ({build})")
+        raise typer.Exit
+
+
 @app.callback()
-def _everywhere(lang: LangOption = None) -> None:
+def _everywhere(lang: LangOption = None, version: Annotated[bool, typer.Option(
+        "--version", help="the version and whether the search runs compiled, then stop",
+        callback=_version, is_eager=True)] = False) -> None:
     """``noreturn --lang de COMMAND``: the language for any command (``play --lang`` too)."""
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from enum import IntEnum
 from random import Random
+from typing import Final
 
 from noreturn.engine.actions import (
     Action,
@@ -57,6 +58,14 @@ DEAL, MULLIGAN, PLAY, OVER = Stage
 """The stages under module names, for hot loops: a global costs far less than ``Stage.PLAY``."""
 
 
+FIELDS: Final = (
+    "rules", "n", "hand_size", "start", "last", "to_move", "stage", "bag", "hands",
+    "rows", "piles", "pile_sums", "phases", "declared", "declared_turns", "exchanged",
+    "paid", "mulligan_tiles", "aside", "row_tiles", "draws_due", "ending", "turns",
+)
+"""The fields of a ``GameState`` (its slots; what pickling keeps)."""
+
+
 class GameState:
     """Everything about one game, hidden parts included; show a seat only ``view(state, seat)``.
 
@@ -82,12 +91,7 @@ class GameState:
         turns: completed turns since the first one.
     """
 
-    __slots__ = (
-        "rules", "n", "hand_size", "start", "last", "to_move", "stage", "bag", "hands",
-        "rows", "piles", "pile_sums", "phases", "declared", "declared_turns", "exchanged",
-        "paid",
-        "mulligan_tiles", "aside", "row_tiles", "draws_due", "ending", "turns",
-    )
+    __slots__ = FIELDS
 
     def __init__(self, rules: Rules, start_player: int, *,
                  copy_of: GameState | None = None) -> None:
@@ -210,7 +214,7 @@ class GameState:
         so that a compiled build of this class pickles like the interpreted one (process
         pools and Ray send states between processes)."""
         return (_rebuild, (self.rules, self.start,
-                           {name: getattr(self, name) for name in GameState.__slots__}))
+                           {name: getattr(self, name) for name in FIELDS}))
 
     def key(self) -> tuple[object, ...]:
         """A value equal for two states exactly when they are the same game position.

@@ -191,6 +191,11 @@ class Rules:
         """Whether ``tile`` belongs to this variant's set."""
         return (tile >> VALUE_BITS) < self.colors and 1 <= (tile & VALUE_MASK) <= self.max_value
 
+    def __reduce__(self) -> tuple[type[Rules], tuple[int, ...]]:
+        """Pickle as the constructor's arguments, so that a compiled build of this frozen
+        class pickles like the interpreted one (whose default sets frozen fields)."""
+        return (Rules, tuple(getattr(self, name) for name in _RULE_NAMES))
+
     def to_dict(self) -> dict[str, int]:
         """The rules as a record writes them (docs/record-format.md); a new dict each time."""
         return {name: getattr(self, name) for name in _RULE_NAMES}

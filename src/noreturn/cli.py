@@ -69,9 +69,9 @@ def _version(asked: bool) -> None:
     if asked:
         import noreturn  # noqa: PLC0415 - fast startup
 
-        build = ("the search compiled (mypyc)" if noreturn.compiled() else
-                 "pure Python; `pip install .` compiles the search: twice its playouts")
-        typer.echo(f"noreturn {noreturn.__version__} ({build})")
+        build = ("the search compiled by mypyc" if noreturn.compiled() else
+                 "pure Python: `pip install .` compiles the search, twice its playouts")
+        typer.echo(f"noreturn {noreturn.__version__}, {build}")
         raise typer.Exit
 
 

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,18 @@ def test_version_says_whether_the_search_runs_compiled() -> None:
     assert result.returncode == 0, result.stderr
     build = "the search compiled by mypyc" if noreturn.compiled() else "pure Python: `pip"
     assert result.stdout.startswith(f"noreturn {noreturn.__version__}, {build}")
+
+
+def test_the_server_image_copies_everything_the_build_reads() -> None:
+    """deploy/Dockerfile builds the package from copied files (no daemon here to build it):
+    the build backend's folder, setup.py, the readme and the sources must all be among
+    them, or the image's ``pip wheel`` fails."""
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    needed = {*build["build-system"]["backend-path"], "setup.py", "src",
+              build["project"]["readme"], "pyproject.toml"}
+    copied: set[str] = set()
+    for line in (ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8").splitlines():
+        if line.startswith("COPY ") and "--from" not in line:
+            copied.update(line.split()[1:-1])
+    assert needed <= copied, f"deploy/Dockerfile does not copy {sorted(needed - copied)}"
+    assert all((ROOT / name).exists() for name in needed)

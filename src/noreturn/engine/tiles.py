@@ -192,8 +192,8 @@ class Rules:
         return (tile >> VALUE_BITS) < self.colors and 1 <= (tile & VALUE_MASK) <= self.max_value
 
     def __reduce__(self) -> tuple[type[Rules], tuple[int, ...]]:
-        """Pickle as the constructor's arguments, so that a compiled build of this frozen
-        class pickles like the interpreted one (whose default sets frozen fields)."""
+        """Pickle as the constructor's arguments: a compiled build of this frozen class
+        would otherwise unpickle by setting its fields, which it refuses."""
         return (Rules, tuple(getattr(self, name) for name in _RULE_NAMES))
 
     def to_dict(self) -> dict[str, int]:

@@ -25,11 +25,10 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-import noreturn
 from noreturn.bots import make_bot
 from noreturn.bots.base import LEVELS
 from noreturn.bots.yardsticks.heuristic_v1 import HeuristicV1Bot as HeuristicBot
-from noreturn.engine import GameState, Rules, legal_actions, new_game, view
+from noreturn.engine import GameState, Rules, compiled, legal_actions, new_game, view
 
 
 def positions(count: int, players: int = 2, seed: int = 0) -> list[GameState]:
@@ -81,7 +80,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(results))
         return
-    build = "compiled" if noreturn.compiled() else "pure Python"
+    build = "compiled" if compiled() else "pure Python"
     table = Table(title=f"decision time per move, {len(states)} positions, "
                         f"{args.players} players ({build})")
     for column in ("level", "bot", "mean ms", "p95 ms", "max ms", "CPU ms", "playouts/CPU s"):

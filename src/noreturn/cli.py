@@ -68,8 +68,9 @@ def _version(asked: bool) -> None:
     """``--version``: the version, and whether the search runs compiled (``compiled``)."""
     if asked:
         import noreturn  # noqa: PLC0415 - fast startup
+        from noreturn.engine import compiled  # noqa: PLC0415 - fast startup
 
-        build = ("the search compiled by mypyc" if noreturn.compiled() else
+        build = ("the search compiled by mypyc" if compiled() else
                  "pure Python: `pip install .` compiles the search, twice its playouts")
         typer.echo(f"noreturn {noreturn.__version__}, {build}")
         raise typer.Exit

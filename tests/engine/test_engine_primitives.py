@@ -15,6 +15,7 @@ import noreturn
 from noreturn.engine import (
     DECLARE,
     PLAY,
+    STATE_FIELDS,
     TILE_COLOUR,
     TILE_VALUE,
     Decision,
@@ -39,7 +40,6 @@ from noreturn.engine import (
     tiles_value,
     value_of,
 )
-from noreturn.engine.state import FIELDS
 from strategies import random_rules, sample_positions
 
 SRC = Path(noreturn.__file__).parent
@@ -179,8 +179,8 @@ def test_a_clone_and_a_pickled_state_are_the_same_game_and_independent(players: 
         before = pickle.loads(pickle.dumps(state))
         for copy in (state.clone(), pickle.loads(pickle.dumps(state))):
             assert copy == state and copy.key() == state.key()
-            assert [getattr(copy, f) for f in FIELDS] == \
-                [getattr(state, f) for f in FIELDS]
+            assert [getattr(copy, f) for f in STATE_FIELDS] == \
+                [getattr(state, f) for f in STATE_FIELDS]
             rng = Random(seed)
             while not copy.is_over():
                 copy.apply(copy.sample_draw(rng) if copy.is_chance()

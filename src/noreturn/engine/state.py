@@ -58,7 +58,7 @@ DEAL, MULLIGAN, PLAY, OVER = Stage
 """The stages under module names, for hot loops: a global costs far less than ``Stage.PLAY``."""
 
 
-FIELDS: Final = (
+STATE_FIELDS: Final = (
     "rules", "n", "hand_size", "start", "last", "to_move", "stage", "bag", "hands",
     "rows", "piles", "pile_sums", "phases", "declared", "declared_turns", "exchanged",
     "paid", "mulligan_tiles", "aside", "row_tiles", "draws_due", "ending", "turns",
@@ -91,7 +91,7 @@ class GameState:
         turns: completed turns since the first one.
     """
 
-    __slots__ = FIELDS
+    __slots__ = STATE_FIELDS
 
     def __init__(self, rules: Rules, start_player: int, *,
                  copy_of: GameState | None = None) -> None:
@@ -214,7 +214,7 @@ class GameState:
         so that a compiled build of this class pickles like the interpreted one (process
         pools and Ray send states between processes)."""
         return (_rebuild, (self.rules, self.start,
-                           {name: getattr(self, name) for name in FIELDS}))
+                           {name: getattr(self, name) for name in STATE_FIELDS}))
 
     def key(self) -> tuple[object, ...]:
         """A value equal for two states exactly when they are the same game position.

@@ -63,8 +63,8 @@ def _wheel(tmp_path: Path, env: dict[str, str]) -> Path:
     """Build a wheel the way ``pip install .`` does, from a copy of the project (a fresh
     checkout has no ``build/`` folder to reuse), and install it into a folder of its own."""
     source = tmp_path / "source"
+    source.mkdir()
     for name in ("pyproject.toml", "setup.py", "README.md"):
-        (source / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, source / name)
     skip = shutil.ignore_patterns("__pycache__", "*.so", "*.egg-info")
     for name in ("src", "tools"):
@@ -91,8 +91,8 @@ def _decisions(path: Path | None) -> tuple[str, str]:
     child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=False, env=env, cwd=path or ROOT)
     assert child.returncode == 0, child.stderr[-2000:]
-    compiled, digest = child.stdout.split()
-    return compiled, digest
+    is_compiled, digest = child.stdout.split()
+    return is_compiled, digest
 
 
 def test_a_wheel_compiles_the_search_and_it_decides_as_the_sources_do(tmp_path: Path) -> None:
@@ -103,9 +103,9 @@ def test_a_wheel_compiles_the_search_and_it_decides_as_the_sources_do(tmp_path: 
     if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
         pytest.skip("no Python headers (Debian: python3-dev): wheels are pure Python")
     target = _wheel(tmp_path, {})
-    compiled = sorted(p.relative_to(target).as_posix().split(".")[0]
-                      for p in (target / "noreturn").rglob("*.so"))
-    assert compiled == ["noreturn/bots/plan", "noreturn/engine/legal",
+    modules = sorted(p.relative_to(target).as_posix().split(".")[0]
+                     for p in (target / "noreturn").rglob("*.so"))
+    assert modules == ["noreturn/bots/plan", "noreturn/engine/legal",
                         "noreturn/engine/rollout", "noreturn/engine/state",
                         "noreturn/engine/tiles"]
     assert _decisions(target) == ("True", _decisions(None)[1])

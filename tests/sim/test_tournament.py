@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from noreturn.bots import BotError, register
 from noreturn.cli import app
-from noreturn.engine import Rules
+from noreturn.engine import Rules, compiled
 from noreturn.records import check_record, read_record
 from noreturn.sim import backends
 from noreturn.sim.backends import BackendError
@@ -137,6 +137,7 @@ def test_results_json_png_and_records(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     for key in ("players", "games", "seed", "rules", "backend", "workers", "bots", "per_game"):
         assert key in data
+    assert data["compiled"] is compiled()  # the build that ran: twice the search's speed
     assert [bot["name"] for bot in data["bots"]] == ["random", "greedy"]
     assert all(set(bot) >= BOT_KEYS for bot in data["bots"])
     assert data["rules"] == small().to_dict() and data["seed"] == 3

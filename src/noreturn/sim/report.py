@@ -16,7 +16,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from noreturn.engine import NoReturnError, Rules
+from noreturn.engine import NoReturnError, Rules, compiled
 from noreturn.files import OutputDir, OutputError
 from noreturn.sim.stats import wilson_interval
 from noreturn.sim.tournament import (
@@ -58,7 +58,8 @@ def tournament_command(
     console.print(f"{len(tournament.games)} games in {tournament.elapsed:.1f} s "
                   f"({len(tournament.games) / max(tournament.elapsed, 1e-9):.1f} games/s), "
                   f"backend {settings.backend}, {tournament.workers} "
-                  f"worker{'s' if tournament.workers > 1 else ''}")
+                  f"worker{'s' if tournament.workers > 1 else ''}, "
+                  f"{'compiled' if compiled() else 'pure Python'}")
     if out is not None:
         try:
             _write_outputs(tournament, stats, OutputDir(out, "tournament"), console)

@@ -27,7 +27,7 @@ from typing import Any
 
 from noreturn.bots import Deck, make_bot, play_game
 from noreturn.bots.base import display_name, name_after_game
-from noreturn.engine import NoReturnError, Rules
+from noreturn.engine import NoReturnError, Rules, compiled
 from noreturn.files import OutputDir
 from noreturn.records import Record, write_record
 from noreturn.sim.backends import execute
@@ -387,7 +387,9 @@ def without_timings(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def results_json(tournament: Tournament, stats: Sequence[BotStats]) -> dict[str, Any]:
-    """results.json: settings, one entry per bot, and a summary of every game."""
+    """results.json: settings, one entry per bot, and a summary of every game; ``compiled``
+    says whether the search ran compiled (``pip install .``) or from the sources, since a
+    search's strength at a time budget depends on it."""
     settings, plan = tournament.settings, tournament.schedule
     return {
         "format": "noreturn-tournament", "version": 1,
@@ -395,6 +397,7 @@ def results_json(tournament: Tournament, stats: Sequence[BotStats]) -> dict[str,
         "games_requested": settings.games, "deals": plan.deals, "seed": settings.seed,
         "rules": settings.rules.to_dict(), "lineups": [list(group) for group in plan.lineups],
         "backend": settings.backend, "workers": tournament.workers, "address": settings.address,
+        "compiled": compiled(),  # this process's build: twice the search's playouts
         "elapsed_seconds": tournament.elapsed, "rating_method": rating_method(settings.players),
         "confidence": 0.95,
         "bots": [bot_json(bot) for bot in stats],

@@ -43,7 +43,7 @@ def test_the_pages_catalog_holds_the_pages_words_and_only_those(db_url: str) -> 
     is sent; the log's, the reasons' and the command line's are not (the server translates
     those itself, and a page would load them for nothing)."""
     static = Path(noreturn.__file__).resolve().parent / "server" / "static"
-    with (Path(noreturn.__file__).resolve().parents[2] / "babel.cfg").open() as cfg:
+    with (Path(__file__).resolve().parents[2] / "babel.cfg").open() as cfg:  # the checkout's
         method_map, options_map = parse_mapping_cfg(cfg)
     page_map = [(pattern.removeprefix("server/static/"), method)
                 for pattern, method in method_map if pattern.startswith("server/static/")]

@@ -32,7 +32,8 @@ from noreturn.text.lang import (
 from noreturn.text.refusals import refusal_text
 
 PACKAGE = Path(noreturn.__file__).resolve().parent
-ROOT = PACKAGE.parent.parent
+ROOT = Path(__file__).resolve().parents[2]
+"""The checkout (babel.cfg), found from this file: the package may be installed elsewhere."""
 PO = LOCALE_DIR / "de" / "LC_MESSAGES" / "noreturn.po"
 MO = LOCALE_DIR / "de" / "LC_MESSAGES" / "noreturn.mo"
 BLANK = re.compile(r"\{(\w*)\}")

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from noreturn.cli import app
+from noreturn.engine import compiled
 
 runner = CliRunner()
 
@@ -70,6 +71,7 @@ def test_bench_json_has_the_promised_keys() -> None:
     for key in ("games_per_s", "turns_per_s", "legal_actions_us", "apply_us", "clone_us"):
         assert figures[key] > 0
     assert figures["games"] >= 1
+    assert figures["compiled"] is compiled()  # the build doubles every figure
     # the time asked for is the time taken (it was six times as long): a pass over the
     # positions may run past its share, so the bound is generous on a busy machine
     assert figures["total_seconds"] < 0.2 + 3.0
@@ -80,3 +82,4 @@ def test_bench_table_for_people() -> None:
     assert result.exit_code == 0, result.output
     assert "games per second" in result.output
     assert "clone" in result.output
+    assert ("compiled" if compiled() else "pure Python") in result.output

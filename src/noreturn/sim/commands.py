@@ -84,5 +84,7 @@ def bench_command(
                   f"{result['legal_actions_mean']:.0f} / {result['legal_actions_max']}")
     table.add_row("apply: µs per action", f"{result['apply_us']:.2f}")
     table.add_row("clone: µs per state", f"{result['clone_us']:.2f}")
+    table.add_row("build (compare like with like)",
+                  "compiled" if result["compiled"] else "pure Python")
     console.print(table)
     return 0

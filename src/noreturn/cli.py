@@ -10,7 +10,8 @@ from typing import Annotated
 
 import typer
 
-from noreturn.engine import NoReturnError, Rules
+from noreturn import __version__
+from noreturn.engine import NoReturnError, Rules, compiled
 from noreturn.text.lang import LANGUAGES, _, from_environment, set_language
 
 
@@ -67,12 +68,9 @@ app = typer.Typer(
 def _version(asked: bool) -> None:
     """``--version``: the version, and whether the search runs compiled (``compiled``)."""
     if asked:
-        import noreturn  # noqa: PLC0415 - fast startup
-        from noreturn.engine import compiled  # noqa: PLC0415 - fast startup
-
         build = ("the search compiled by mypyc" if compiled() else
                  "pure Python: `pip install .` compiles the search, twice its playouts")
-        typer.echo(f"noreturn {noreturn.__version__}, {build}")
+        typer.echo(f"noreturn {__version__}, {build}")
         raise typer.Exit
 
 
@@ -455,6 +453,7 @@ def serve(
 
         from noreturn.server import create_app, default_db_url  # noqa: PLC0415
         from noreturn.server.broadcast import BroadcastError  # noqa: PLC0415
+        from noreturn.server.dbstart import shown_url  # noqa: PLC0415
         from noreturn.server.limits import WS_MAX_SIZE  # noqa: PLC0415
         from noreturn.server.timing import TURN_TIMES  # noqa: PLC0415
     except ImportError as exc:
@@ -481,22 +480,12 @@ def serve(
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     typer.echo(_("noreturn server: open http://{host}:{port}/ in a browser (database {db}"
                  "{redis}; Ctrl+C stops)").format(
-        host=shown, port=port, db=_safe_url(url),
+        host=shown, port=port, db=shown_url(url),
         redis=_("; updates through Redis") if redis else ""))
     # Client messages are a few hundred bytes: a small frame limit keeps floods cheap.
     # Per-message deflate costs CPU on every state and saves little on loopback or LAN.
     uvicorn.run(server_app, host=host, port=port, log_level="info", ws_max_size=WS_MAX_SIZE,
                 ws_per_message_deflate=False)
-
-
-def _safe_url(url: str) -> str:
-    """The database URL without its password, for the console."""
-    from sqlalchemy.engine import make_url  # noqa: PLC0415 - only serve needs it
-
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # shown as given when SQLAlchemy cannot read it
-        return url
 
 
 def main() -> None:

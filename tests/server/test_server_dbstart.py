@@ -13,6 +13,7 @@ from srvkit import free_port, spawn_serve
 
 from conftest import PG_URL, pg_problem
 from noreturn.server.db import make_engine, migrate
+from noreturn.server.dbstart import shown_url
 
 
 def serve_fails(db_url: str) -> str:
@@ -125,3 +126,16 @@ def test_a_read_only_postgresql_is_caught_at_startup(db_url: str, migrated: bool
     assert "options=-csearch_path" in db_url  # the last query item: add to it
     line = serve_fails(db_url + quote(" -cdefault_transaction_read_only=on", safe=""))
     assert "is read-only" in line and "--db postgresql://" in line
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("postgresql://bob:s3cret@db.example:5432/noreturn",
+     "postgresql://bob:***@db.example:5432/noreturn"),
+    ("sqlite:////srv/noreturn.db", "sqlite:////srv/noreturn.db"),
+    ("postgresql://bob:s3cret@db.example:port/noreturn", "postgresql://..."),
+    ("not a url with s3cret", "(not a URL)"),
+])
+def test_the_database_url_is_shown_without_its_password(url: str, shown: str) -> None:
+    """What ``noreturn serve`` prints of ``--db``: never the password, even of a URL that
+    cannot be read."""
+    assert shown_url(url) == shown

@@ -19,7 +19,7 @@ from pathlib import Path
 from alembic.util import CommandError
 from sqlalchemy import Engine, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 from noreturn.server.db import make_engine, migrate, normalize_url, sqlite_path
 
@@ -35,6 +35,17 @@ NO_RIGHTS = "42501"  # insufficient_privilege
 
 class DatabaseSetupError(ValueError):
     """The database cannot be used; the message is one line that says why and what to do."""
+
+
+def shown_url(url: str) -> str:
+    """The database URL as ``noreturn serve`` prints it: without its password (a secret is
+    never shown or logged); of a URL SQLAlchemy cannot read, only its scheme, since where
+    its password lies is unknown."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        scheme, is_url, _ = url.partition("://")
+        return f"{scheme}://..." if is_url else "(not a URL)"
 
 
 def open_database(url: str) -> Engine:

@@ -133,7 +133,7 @@ def compiled() -> bool:
     """Whether the engine's hot modules (and the bots' plan) run compiled by mypyc, as a
     wheel installs them (``pip install .``, setup.py), rather than from their Python
     sources (``pip install -e .``): the same moves, about twice the games a second, so a
-    search with a time budget sees about twice as far."""
+    search with a time budget plays about twice the games in its time."""
     from noreturn.engine import state  # noqa: PLC0415 - the module object, to ask its file
 
     return not (state.__file__ or "").endswith(".py")

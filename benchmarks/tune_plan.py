@@ -48,7 +48,8 @@ Policy = Callable[[GameState, Random], Action]
 
 GRID: dict[str, list[Any]] = {
     "margin": [0, 1, 2, 3, 4, 5], "typical": [12, 14, 15, 16, 18, 20],
-    "mulligan_max": [3, 4, 5], "start_min": [5, 6, 7], "max_gap": [3, 4, 5, 6, 11],
+    "mulligan_max": [3, 4, 5], "mulligan_colours": [0, 2, 3], "mulligan_weak": [5, 7, 9],
+    "start_min": [5, 6, 7], "max_gap": [3, 4, 5, 6, 11],
     "start_gain": [1.0, 2.0, 3.0], "step_cost": [0.5, 1.0, 1.5, 2.5],
     "step_gain": [1.0, 3.0, 5.0], "value_gain": [0.0, 0.25, 0.5], "late": [4.0, 6.0, 9.0, 12.0],
     "keep_power": [0.0, 0.3, 0.6], "prior_rate": [2.0, 2.5, 3.0], "completion": [0.5, 1.0],
@@ -149,7 +150,8 @@ def search_solo(base: plan.Params, rules: Rules, deals: int, seed: int, rounds: 
     best = solo_score(base, solo, lead, rules, deals, seed)
     print(f"start: {best:.2f} against random", flush=True)
     grid = {name: values for name, values in GRID.items()
-            if name not in ("safe_lead", "mulligan_max")}  # (no solo lead at the mulligan)
+            if name not in ("safe_lead", "mulligan_max", "mulligan_colours",
+                            "mulligan_weak")}  # (no solo lead at the mulligan)
     for round_ in range(rounds):
         for value in SOLO_LEADS:
             score = solo_score(base, solo, value, rules, deals, seed)

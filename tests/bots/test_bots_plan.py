@@ -19,11 +19,13 @@ from noreturn.engine import (
     PLAY,
     Declare,
     GameState,
+    Mulligan,
     Rules,
     legal_actions,
     make_tile,
     parse_tile,
     sample_world,
+    tile_code,
     to_action,
     view,
 )
@@ -96,6 +98,36 @@ def test_search_candidates_are_legal_distinct_and_lead_with_the_plan() -> None:
         assert found[0] == PlanBot(worlds=0).decide(view(state, state.to_move), legal)[0]
         if state.phases[state.to_move] == 1 and state.stage == 2:
             assert Declare() in found
+
+
+def test_the_mulligan_gives_back_low_tiles_and_the_weak_colours() -> None:
+    """``plan.set_aside``: tiles up to ``low``; with a colour rule, also the tiles up to
+    ``weak`` outside the strongest colours (ties: the first colour)."""
+    hand = sorted(parse_tile(t) for t in ["R11", "R9", "R3", "O10", "O8", "Y7", "Y2", "G6"])
+    def codes(tiles: tuple[int, ...]) -> set[str]:
+        return {tile_code(t) for t in tiles}
+    assert codes(plan.set_aside(hand, 4)) == {"R3", "Y2"}
+    assert codes(plan.set_aside(hand, 4, 2, 7)) == {"R3", "Y2", "Y7", "G6"}  # R 23, O 18
+    assert codes(plan.set_aside(hand, 4, 1, 11)) == {"R3", "Y2", "Y7", "G6", "O10", "O8"}
+    assert codes(plan.set_aside(hand, 2, 3, 6)) == {"Y2", "G6"}  # Y (9) beats G (6)
+    for players in (2, 3, 4):  # the plan's own mulligan is this rule with its constants
+        p = plan.params_for(players)
+        state = _positions(Rules(players=players), range(1))[0]
+        assert state.stage != PLAY
+        mine = sorted(state.hands[state.to_move])
+        expected = plan.set_aside(mine, p.mulligan_max, p.mulligan_colours, p.mulligan_weak)
+        assert plan.choose(state)[3] == expected
+    assert plan.params_for(4).mulligan_colours == 2  # measured: docs/bots.md
+
+
+def test_the_search_weighs_mulligans_that_keep_the_strongest_colours() -> None:
+    state = _positions(Rules(players=3), range(1))[0]
+    hand = sorted(state.hands[state.to_move])
+    found = candidates(state, legal_actions(state))
+    low = plan.params_for(3).mulligan_max
+    for colours in (1, 2, 3):
+        aside = tuple(sorted(plan.set_aside(hand, low, colours, 11), reverse=True))
+        assert Mulligan(aside) in found
 
 
 # ---------------------------------------------------------------- hidden information

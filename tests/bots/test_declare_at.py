@@ -36,7 +36,7 @@ class Spy:
 
 
 TRIGGERS = [Trigger("bag", 70), Trigger("bag", 25), Trigger("turns", 14), Trigger("turns", 6),
-            Trigger("points", 60), Trigger("points", 150)]
+            Trigger("points", 60), Trigger("points", 120)]
 """Early and late values of each kind: the free plan would declare after the early ones
 and before the late ones, so both the forcing and the holding back are exercised."""
 

@@ -99,7 +99,7 @@ def test_hints_play_medium_s_switch_and_say_when_the_worlds_overrule_the_rule() 
     """A hint is the move medium plays (its worlds drawn by a fixed seed); where the worlds
     and the turn budget disagree about switching, its reason says the worlds decided."""
     bot, overruled = PlanBot(), 0
-    for state in _positions(3, 1) + _positions(4, 2):
+    for state in _positions(3, 3) + _positions(4, 1):
         seen, legal = view(state, state.to_move), legal_actions(state)
         action, why = bot.decide(seen, legal)
         assert action == bot.act(seen, legal, Random(0))

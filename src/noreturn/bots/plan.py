@@ -125,6 +125,13 @@ class Params:
     """A lead from which the plan plays ``solo``: no rival is near enough to race, so the
     constants that score the most for the seat itself take over."""
     solo: Params | None = None
+    mulligan_colours: int = 0
+    """At the mulligan, the strongest colours of the hand (this many, by the sum of their
+    tiles) keep every tile above ``mulligan_max``; the others give back their tiles up to
+    ``mulligan_weak`` too (0: no colour rule). Rows and payments are single-coloured, so a
+    hand in few colours builds and pays, and the mulligan is the one exchange that costs
+    no turn (docs/bots.md, "The mulligan")."""
+    mulligan_weak: int = 11
 
 
 def _with_solo(base: Params, solo_lead: float, **solo: Any) -> Params:
@@ -134,13 +141,14 @@ def _with_solo(base: Params, solo_lead: float, **solo: Any) -> Params:
 
 PARAMS = {
     2: _with_solo(Params(margin=3, typical=15, start_min=7, max_gap=4, step_cost=0.5,
-                         safe_lead=40),
+                         safe_lead=40, mulligan_max=5),
                   60, max_gap=5, keep_power=0.3, idle_rate=3.0, dump_max=5),
     3: _with_solo(Params(margin=1, typical=18, max_gap=11, step_cost=1.0, start_gain=1.0,
-                         late=6.0, keep_power=0.3),
+                         late=6.0, keep_power=0.3, mulligan_colours=2, mulligan_weak=7),
                   20, typical=16, start_min=5, step_cost=0.5, value_gain=0.0, dump_max=5),
     4: _with_solo(Params(margin=1, typical=15, start_min=5, max_gap=11, step_cost=0.5,
-                         step_gain=5.0, value_gain=0.5, keep_power=0.6, completion=1.0),
+                         step_gain=5.0, value_gain=0.5, keep_power=0.6, completion=1.0,
+                         mulligan_colours=2, mulligan_weak=7),
                   40, margin=2),
 }
 """Chosen by coordinate search in self-play on paired deals (see the module docstring):
@@ -154,7 +162,10 @@ one round): with two players it moved five constants, which held on 400 other de
 (86.6% against v1, 55.3% against the plan before, 122.2 against random); with three and
 four players its changes did not hold on other deals, and the constants stayed.
 The ``solo`` constants were searched for the seat's own score alone, in games against
-random play, where such leads arise (``tune_plan.py --solo``; docs/bots.md)."""
+random play, where such leads arise (``tune_plan.py --solo``; docs/bots.md). The mulligan
+(2026-12-04) was searched on its own, over the strongest colours kept, the weak colours'
+tiles given back and ``mulligan_max`` (600 deals), and held on 1,500 others: with two
+players a higher ``mulligan_max`` alone, with three and four the two strongest colours."""
 
 
 def params_for(players: int) -> Params:
@@ -430,8 +441,8 @@ def decide(state: GameState, p: Params, may_declare: bool = True) -> Decision:
     if p.solo is not None and lead(state) >= p.solo_lead:
         p = p.solo  # (never at the mulligan: every lead is 0 there)
     if state.stage == MULLIGAN:
-        low = tuple(t for t in hand if VALUE[t] <= p.mulligan_max)
-        return (MULLIGAN_CHOICE, 0, 0, low[: len(state.bag)])
+        aside = set_aside(hand, p.mulligan_max, p.mulligan_colours, p.mulligan_weak)
+        return (MULLIGAN_CHOICE, 0, 0, aside[: len(state.bag)])
     if state.phases[seat] == 1:
         left = turns_left(state, p)
         if may_declare and should_declare(state, p, left):
@@ -448,6 +459,18 @@ def decide(state: GameState, p: Params, may_declare: bool = True) -> Decision:
     if not hand:
         return (PASS, 0, 0, ())
     return (EXCHANGE, 0, 0, exchange_tiles(state, p))
+
+
+def set_aside(hand: list[int], low: int, colours: int = 0, weak: int = 0) -> tuple[int, ...]:
+    """The tiles of ``hand`` (in its order) a mulligan gives back: those up to ``low``
+    and, outside the ``colours`` strongest colours (by the sum of their tiles; 0: no such
+    rule), those up to ``weak``."""
+    strong: set[int] = set()
+    if colours:
+        sums = colour_sums(hand)
+        strong = set(sorted(sums, key=lambda c: (-sums[c], c))[:colours])
+    return tuple(t for t in hand if VALUE[t] <= low
+                 or (colours and COLOUR[t] not in strong and VALUE[t] <= weak))
 
 
 def needed_and_left(state: GameState) -> tuple[int, float]:

@@ -120,9 +120,11 @@ def candidates(state: GameState, legal: Sequence[Action]) -> list[Action]:
     hand = sorted(state.hands[seat])
     p = plan.params_for(state.rules.players)
     if isinstance(chosen[0], Mulligan):
-        for most in range(0, 8):
-            chosen.append(Mulligan(tuple(sorted((t for t in hand if TILE_VALUE[t] <= most),
-                                                reverse=True))[: len(state.bag)]))
+        asides = [plan.set_aside(hand, most) for most in range(0, 8)]
+        asides += [plan.set_aside(hand, p.mulligan_max, colours, weak)
+                   for colours in (1, 2, 3) for weak in (7, 11)]
+        chosen += [Mulligan(tuple(sorted(aside[: len(state.bag)], reverse=True)))
+                   for aside in asides]
         return [a for a in dict.fromkeys(chosen) if a in allowed] or list(legal)
     chosen.append(Declare())
     rows = state.rows[seat]

@@ -8,7 +8,7 @@ from random import Random
 
 import pytest
 
-from noreturn.bots import Deck, make_bot, play_game
+from noreturn.bots import Deck, make_bot, plan, play_game
 from noreturn.bots.base import CURRENT, LEVELS, BotError, Budget, bot_names, budget_of
 from noreturn.bots.evaluate import action_value, action_values, row_credit
 from noreturn.bots.hints import suggest
@@ -29,6 +29,7 @@ from noreturn.engine import (
     legal_actions,
     sample_world,
     tiles_value,
+    value_of,
     view,
 )
 from noreturn.records import check_record
@@ -258,6 +259,20 @@ def test_suggest_gives_a_legal_move_and_a_reason_on_every_turn() -> None:
         named = str(action).split()[1:]  # the tiles (or row) the action names, if any
         assert all(word in reason for word in named if word[0] != "x" and word != "pay") or (
             reason.startswith(("keep the hand", "score")))
+
+
+def test_the_mulligan_reason_says_why_middling_tiles_go() -> None:
+    """With three and four players the plan also gives back the weak colours' middling
+    tiles (``plan.set_aside``); the reason then says so, not that they are low."""
+    said: set[bool] = set()
+    for seed in range(12):
+        state = _decision_state(Rules(players=4), seed=seed, decisions=0)
+        action, reason = suggest(view(state, state.to_move))
+        assert isinstance(action, Mulligan)
+        middling = any(value_of(t) > plan.params_for(4).mulligan_max for t in action.tiles)
+        assert ("weak colours" in reason) == middling, reason
+        said.add(middling)
+    assert said == {True, False}
 
 
 def test_suggest_refuses_when_it_is_not_your_turn() -> None:

@@ -38,6 +38,7 @@ from noreturn.engine import (
     tiles_text,
     tiles_value,
     to_action,
+    value_of,
 )
 from noreturn.text.lang import _, ngettext
 from noreturn.text.refusals import colour_word
@@ -141,7 +142,12 @@ def reason(state: GameState, action: Action) -> str:
     if isinstance(action, Mulligan):
         if not action.tiles:
             return _("keep the hand: it has no low tiles to get rid of")
-        return _("set aside {tiles}: low tiles start no row and pay little").format(
+        low = plan.params_for(state.rules.players).mulligan_max
+        if all(value_of(t) <= low for t in action.tiles):
+            return _("set aside {tiles}: low tiles start no row and pay little").format(
+                tiles=tiles_text(action.tiles))
+        return _("set aside {tiles}: low tiles start no row, and the weak colours spread "
+                 "your hand thin (a row and a payment are each of one colour)").format(
             tiles=tiles_text(action.tiles))
     if isinstance(action, Declare):
         return _("switch to phase 2 now: {budget}, so building on would leave tiles "

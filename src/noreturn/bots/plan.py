@@ -126,11 +126,9 @@ class Params:
     constants that score the most for the seat itself take over."""
     solo: Params | None = None
     mulligan_colours: int = 0
-    """At the mulligan, the strongest colours of the hand (this many, by the sum of their
-    tiles) keep every tile above ``mulligan_max``; the others give back their tiles up to
-    ``mulligan_weak`` too (0: no colour rule). Rows and payments are single-coloured, so a
-    hand in few colours builds and pays, and the mulligan is the one exchange that costs
-    no turn (docs/bots.md, "The mulligan")."""
+    """At the mulligan, outside the hand's strongest colours (this many; 0: no such rule)
+    the tiles up to ``mulligan_weak`` go back too: rows and payments are single-coloured,
+    and the mulligan is the one exchange that costs no turn (``set_aside``)."""
     mulligan_weak: int = 11
 
 
@@ -162,10 +160,8 @@ one round): with two players it moved five constants, which held on 400 other de
 (86.6% against v1, 55.3% against the plan before, 122.2 against random); with three and
 four players its changes did not hold on other deals, and the constants stayed.
 The ``solo`` constants were searched for the seat's own score alone, in games against
-random play, where such leads arise (``tune_plan.py --solo``; docs/bots.md). The mulligan
-(2026-12-04) was searched on its own, over the strongest colours kept, the weak colours'
-tiles given back and ``mulligan_max`` (600 deals), and held on 1,500 others: with two
-players a higher ``mulligan_max`` alone, with three and four the two strongest colours."""
+random play, where such leads arise (``tune_plan.py --solo``; docs/bots.md). The mulligan's
+constants were searched on their own and held on 1,500 other deals (docs/bots.md)."""
 
 
 def params_for(players: int) -> Params:

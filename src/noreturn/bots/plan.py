@@ -461,12 +461,12 @@ def set_aside(hand: list[int], low: int, colours: int = 0, weak: int = 0) -> tup
     """The tiles of ``hand`` (in its order) a mulligan gives back: those up to ``low``
     and, outside the ``colours`` strongest colours (by the sum of their tiles; 0: no such
     rule), those up to ``weak``."""
-    strong: set[int] = set()
-    if colours:
-        sums = colour_sums(hand)
-        strong = set(sorted(sums, key=lambda c: (-sums[c], c))[:colours])
-    return tuple(t for t in hand if VALUE[t] <= low
-                 or (colours and COLOUR[t] not in strong and VALUE[t] <= weak))
+    if not colours:
+        return tuple(t for t in hand if VALUE[t] <= low)
+    sums = colour_sums(hand)
+    strong = sorted(sums, key=lambda c: (-sums[c], c))[:colours]
+    return tuple(t for t in hand
+                 if VALUE[t] <= (low if COLOUR[t] in strong else max(low, weak)))
 
 
 def needed_and_left(state: GameState) -> tuple[int, float]:

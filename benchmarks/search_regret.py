@@ -13,7 +13,10 @@ counts) and by its margin over the best other seat. A bot is then asked for its 
 the seat's view alone, and gains what the oracle says its move is worth more than the
 plan's. The mean gain over the positions, with its standard error, compares ways of
 searching (budgets, candidates, values) on the same positions; the oracle's values are
-cached (``--cache``), since they cost most of the time.
+cached (``--cache``), since they cost most of the time. The gains are also split by the
+kind of the plan's move (a placement, a score, the declaration, ...), to show where a
+search finds its edge; ``--mulligan`` judges the mulligans instead, ``--near-switch``
+the phase-1 decisions near the switch.
 
 A spec's prefix gives the search part of the truth, to measure what hiding it costs:
 ``cheat+`` the true hands, ``hands+`` the other hands alone, ``bag+`` the bag's contents
@@ -44,8 +47,10 @@ from unittest import mock
 from noreturn.bots import Deck, make_bot, plan, search
 from noreturn.bots.search import candidates, outcome
 from noreturn.engine import (
+    MULLIGAN,
     PLAY,
     Action,
+    Declare,
     GameState,
     Rules,
     View,
@@ -131,11 +136,12 @@ def stand_in(knows: str, state: GameState,
     return true_world(sample_world(view(state, state.to_move), Random(f"fixed:{index}")))
 
 
-def positions(players: int, count: int, seed: int, near: bool = False) -> list[GameState]:
+def positions(players: int, count: int, seed: int, near: bool = False,
+              mulligan: bool = False) -> list[GameState]:
     """``count`` positions from plan self-play: a few decisions of each game, spread over
     its whole length (phase 1, the switch and phase 2); with ``near``, only phase-1
     decisions within medium's window of the switch (``plan.near_switch``), a third of
-    them, where the declaration is weighed."""
+    them, where the declaration is weighed; with ``mulligan``, half of the mulligans."""
     rules = Rules(players=players)
     found: list[GameState] = []
     game = 0
@@ -147,12 +153,35 @@ def positions(players: int, count: int, seed: int, near: bool = False) -> list[G
             if state.is_chance():
                 state.play(deck.next_draw(state))
                 continue
-            wanted = plan.near_switch(state) if near else state.stage == PLAY
-            if wanted and pick.random() < (0.35 if near else 0.1):
+            if mulligan:
+                wanted, share = state.stage == MULLIGAN, 0.5
+            else:
+                wanted, share = (plan.near_switch(state), 0.35) if near else (
+                    state.stage == PLAY, 0.1)
+            if wanted and pick.random() < share:
                 found.append(state.clone())
             state.play(to_action(plan.choose(state)))
         game += 1
     return found
+
+
+def kind(state: GameState, action: Action) -> str:
+    """What sort of decision ``action`` (the plan's move) makes at ``state``."""
+    if state.stage == MULLIGAN:
+        return "mulligan"
+    if isinstance(action, Declare):
+        return "declaration"
+    return f"{type(action).__name__.lower()} in phase {state.phases[state.to_move]}"
+
+
+def by_kind(kinds: list[str], gains: list[float], differ: list[bool]) -> None:
+    """Print the gains a decision per kind of the plan's move (where the search gains)."""
+    for name in sorted(set(kinds)):
+        picked = [i for i, k in enumerate(kinds) if k == name]
+        values = [gains[i] for i in picked]
+        spread = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0
+        print(f"  {name}: {len(values)} positions, gain {statistics.fmean(values):+.4f} "
+              f"(SE {spread:.4f}), differs {sum(differ[i] for i in picked)}", flush=True)
 
 
 def oracle(state: GameState, action: Action, key: str, playouts: int) -> tuple[float, float]:
@@ -197,8 +226,8 @@ def beyond(states: list[GameState], screen: int, final: int) -> None:
           f"candidate at {outside}", flush=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Judge each bot's decisions at the same positions; print its gain over the plan."""
+def arguments(argv: list[str] | None) -> argparse.Namespace:
+    """The command line's choices (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--positions", type=int, default=120)
@@ -211,17 +240,27 @@ def main(argv: list[str] | None = None) -> int:
                         "best again with --playouts, against the best candidate")
     parser.add_argument("--near-switch", action="store_true",
                         help="only positions near the mover's switch (phase 1)")
+    parser.add_argument("--mulligan", action="store_true", help="only mulligans")
     args = parser.parse_args(argv)
+    if args.near_switch and args.mulligan:
+        parser.error("--near-switch and --mulligan choose different positions: pick one")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Judge each bot's decisions at the same positions; print its gain over the plan."""
+    args = arguments(argv)
     if args.beyond:
         beyond(positions(args.players, args.positions, args.seed, args.near_switch),
                args.beyond, args.playouts)
         return 0
-    near = "-near" if args.near_switch else ""
+    near = "-near" if args.near_switch else "-mulligan" if args.mulligan else ""
     cache_path = args.cache or Path(f"/tmp/regret-{args.players}-{args.seed}-"
                                     f"{args.playouts}{near}.json")
     cache: dict[str, list[float]] = (json.loads(cache_path.read_text())
                                      if cache_path.exists() else {})
-    states = positions(args.players, args.positions, args.seed, args.near_switch)
+    states = positions(args.players, args.positions, args.seed, args.near_switch,
+                       args.mulligan)
 
     def value(index: int, action: Action) -> list[float]:
         name = f"{index}:{action!r}"
@@ -231,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         return cache[name]
 
     plans = [to_action(plan.choose(s)) for s in states]
+    kinds = [kind(s, a) for s, a in zip(states, plans, strict=True)]
     begin = time.process_time()
     best_gain = []
     for index, state in enumerate(states):
@@ -244,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     for spec in filter(None, args.bots.split(";")):
         knows, _, rest = spec.partition("+")
         knows, bot = (knows, make_bot(rest)) if knows in KNOWS else ("", make_bot(spec))
-        gains, margins, differ = [], [], 0
+        gains, margins, differ = [], [], []
         begin = time.process_time()
         for index, state in enumerate(states):
             seat = state.to_move
@@ -256,15 +296,16 @@ def main(argv: list[str] | None = None) -> int:
             chosen, base = value(index, action), value(index, plans[index])
             gains.append(chosen[0] - base[0])
             margins.append(chosen[1] - base[1])
-            differ += action != plans[index]
+            differ.append(action != plans[index])
         cache_path.write_text(json.dumps(cache))
         n = len(gains)
         print(f"{spec}: gain {statistics.fmean(gains):+.4f} win share a decision "
               f"(SE {statistics.stdev(gains) / math.sqrt(n):.4f}), margin "
               f"{statistics.fmean(margins):+.2f} "
               f"(SE {statistics.stdev(margins) / math.sqrt(n):.2f}),"
-              f" differs from the plan {differ}/{n}, {time.process_time() - begin:.0f} s",
-              flush=True)
+              f" differs from the plan {sum(differ)}/{n}, "
+              f"{time.process_time() - begin:.0f} s", flush=True)
+        by_kind(kinds, gains, differ)
         if first:  # against the first bot listed, on the same positions
             paired = [a - b for a, b in zip(gains, first, strict=True)]
             print(f"  against the first: {statistics.fmean(paired):+.4f} "

@@ -19,6 +19,7 @@ import pytest
 from noreturn.bots import plan
 from noreturn.bots.search import candidates
 from noreturn.engine import (
+    MULLIGAN,
     PLAY,
     Exchange,
     GameState,
@@ -28,6 +29,7 @@ from noreturn.engine import (
     new_game,
     resolve_chance,
     sample_world,
+    to_action,
     view,
 )
 
@@ -167,10 +169,28 @@ def test_the_regret_study_runs_a_search_that_knows_part_of_the_truth(
     assert regret.main(["--players", "2", "--positions", "2", "--playouts", "2",
                         "--near-switch", "--cache", str(tmp_path / "cache.json"),
                         "--bots", "search:iterations=4;hands+search:iterations=4"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    lines = [line for line in capsys.readouterr().out.splitlines()
+             if not line.startswith("  ") or "against the first" in line]
     assert lines[1].startswith("search:iterations=4: gain ")
     assert lines[2].startswith("hands+search:iterations=4: gain ")
     assert lines[3].startswith("  against the first: ")
+
+
+def test_the_regret_study_splits_the_gains_by_kind_and_judges_mulligans(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    regret = _study("search_regret")
+    mulligans = regret.positions(3, 4, 0, mulligan=True)
+    assert all(state.stage == MULLIGAN for state in mulligans)
+    assert regret.main(["--players", "3", "--positions", "4", "--playouts", "2",
+                        "--mulligan", "--cache", str(tmp_path / "cache.json"),
+                        "--bots", "search:iterations=4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].startswith("  mulligan: 4 positions, gain ") and len(lines) == 3
+    spread = regret.positions(4, 40, 1)
+    kinds = {regret.kind(state, to_action(plan.choose(state))) for state in spread}
+    assert {"place in phase 1", "score in phase 2", "declaration"} <= kinds
+    with pytest.raises(SystemExit):
+        regret.main(["--near-switch", "--mulligan"])
 
 
 def test_the_fingerprint_repeats_and_changes_with_a_decision(

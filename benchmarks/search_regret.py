@@ -251,12 +251,12 @@ def main(argv: list[str] | None = None) -> int:
     """Judge each bot's decisions at the same positions; print its gain over the plan."""
     args = arguments(argv)
     if args.beyond:
-        beyond(positions(args.players, args.positions, args.seed, args.near_switch),
-               args.beyond, args.playouts)
+        beyond(positions(args.players, args.positions, args.seed, args.near_switch,
+                         args.mulligan), args.beyond, args.playouts)
         return 0
-    near = "-near" if args.near_switch else "-mulligan" if args.mulligan else ""
+    which = "-near" if args.near_switch else "-mulligan" if args.mulligan else ""
     cache_path = args.cache or Path(f"/tmp/regret-{args.players}-{args.seed}-"
-                                    f"{args.playouts}{near}.json")
+                                    f"{args.playouts}{which}.json")
     cache: dict[str, list[float]] = (json.loads(cache_path.read_text())
                                      if cache_path.exists() else {})
     states = positions(args.players, args.positions, args.seed, args.near_switch,

@@ -82,6 +82,13 @@ crowded server still answers."""
 MARGIN_SCALE = 60.0
 """Points of margin that count as much as half a win (clipped beyond)."""
 
+MULLIGAN_LOWS = range(8)
+"""The mulligans searched by threshold: every tile up to 0, 1, ... 7 set aside."""
+
+MULLIGAN_COLOUR_RULES = tuple((colours, weak) for colours in (1, 2, 3) for weak in (7, 11))
+"""The mulligans searched by colour (``plan.set_aside``): besides the plan's low tiles,
+the tiles up to ``weak`` outside the ``colours`` strongest colours (11: all of them)."""
+
 
 def outcome(state: GameState, seat: int) -> tuple[int, float]:
     """A finished game's margin for ``seat`` (its score minus the best other seat's) and
@@ -120,9 +127,9 @@ def candidates(state: GameState, legal: Sequence[Action]) -> list[Action]:
     hand = sorted(state.hands[seat])
     p = plan.params_for(state.rules.players)
     if isinstance(chosen[0], Mulligan):
-        asides = [plan.set_aside(hand, most) for most in range(0, 8)]
+        asides = [plan.set_aside(hand, most) for most in MULLIGAN_LOWS]
         asides += [plan.set_aside(hand, p.mulligan_max, colours, weak)
-                   for colours in (1, 2, 3) for weak in (7, 11)]
+                   for colours, weak in MULLIGAN_COLOUR_RULES]
         chosen += [Mulligan(tuple(sorted(aside[: len(state.bag)], reverse=True)))
                    for aside in asides]
         return [a for a in dict.fromkeys(chosen) if a in allowed] or list(legal)

@@ -155,9 +155,10 @@ def positions(players: int, count: int, seed: int, near: bool = False,
                 continue
             if mulligan:
                 wanted, share = state.stage == MULLIGAN, 0.5
+            elif near:
+                wanted, share = plan.near_switch(state), 0.35
             else:
-                wanted, share = (plan.near_switch(state), 0.35) if near else (
-                    state.stage == PLAY, 0.1)
+                wanted, share = state.stage == PLAY, 0.1
             if wanted and pick.random() < share:
                 found.append(state.clone())
             state.play(to_action(plan.choose(state)))

@@ -47,11 +47,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-import noreturn.rl.openspiel as nr_openspiel
+import noreturn.rl.openspiel  # noqa: F401  (importing it registers the game with OpenSpiel)
 from noreturn.bots import Deck, make_bot
 from noreturn.bots.yardsticks import policy_v1 as heuristic_policy
 from noreturn.engine import encode_action, legal_actions, playout, view
 from noreturn.rl import features
+from noreturn.rl.openspiel_observer import SHORT_NAME
 from noreturn.sim.stats import wilson_interval
 
 DEFAULT_VARIANT = "colors=3,max_value=6,hand_size=5"
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     console = Console()
     try:
-        game = pyspiel.load_game(f"{nr_openspiel.SHORT_NAME}({args.variant})")
+        game = pyspiel.load_game(f"{SHORT_NAME}({args.variant})")
     except (ValueError, pyspiel.SpielError) as exc:
         sys.exit(f"--variant {args.variant!r}: {exc}")
     rules = game.rules
@@ -174,7 +175,7 @@ def main(argv: list[str] | None = None) -> None:
     tallies = {o: Tally() for o in opponents}
     rng = Random(f"bots:{args.seed}")
     thinking, decisions_start = 0.0, time.perf_counter()
-    console.print(f"{nr_openspiel.SHORT_NAME}({args.variant}), {seats} players: OpenSpiel "
+    console.print(f"{SHORT_NAME}({args.variant}), {seats} players: OpenSpiel "
                   f"ISMCTS, {args.simulations} simulations, {args.rollout} rollouts, "
                   f"uct_c {args.uct_c:g}, seed {args.seed}")
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

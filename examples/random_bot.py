@@ -16,12 +16,12 @@ import random
 import sys
 
 
-def send(message: dict) -> None:
+def send(message: dict[str, object]) -> None:
     """Write one message as a JSON line; flush, or the host waits for it forever."""
     print(json.dumps(message), flush=True)
 
 
-def choose(legal: list, rng: random.Random) -> str:
+def choose(legal: list[str], rng: random.Random) -> str:
     """The first SCORE action if there is one (points now), else any legal action."""
     scores = [text for text in legal if text.startswith("score ")]
     return scores[0] if scores else rng.choice(legal)

@@ -118,7 +118,7 @@ def test_the_stage_reads_as_the_word_json_records_and_the_browser_use() -> None:
     resolve_chance(state, Random(1))
     state.apply(Mulligan(()))
     state.apply(Mulligan(()))
-    assert state.stage is Stage.PLAY == 2
+    assert state.stage is Stage.PLAY and Stage.PLAY.value == 2
     data = view_to_json(view(state, 0))
     assert type(data["stage"]) is str and data["stage"] == "play"
     assert '"stage": "play"' in json.dumps(data)

@@ -98,8 +98,9 @@ def redeal(state: GameState, seat: int | None, rng: Random) -> GameState:
         if chosen is None:
             continue
         if in_mulligan:
-            other.mulligan_tiles[s] = take(len(chosen))
-            other.aside += other.mulligan_tiles[s]  # type: ignore[operator]
+            drawn = take(len(chosen))
+            other.mulligan_tiles[s] = drawn
+            other.aside += drawn
         else:
             other.mulligan_tiles[s] = rng.sample(state.rules.all_tiles(), len(chosen))
     assert not pool, "the re-deal must place every hidden tile"

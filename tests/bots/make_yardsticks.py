@@ -34,7 +34,7 @@ EVERY = 3
 def decision_points(record: dict[str, object]) -> list[int]:
     """Indexes of the events after which a player (not chance) is to decide."""
     points = []
-    for step in replay_states(record):  # type: ignore[arg-type]
+    for step in replay_states(record):
         if not step.state.is_over() and not step.state.is_chance():
             points.append(step.index)
     return points[::EVERY]
@@ -42,7 +42,7 @@ def decision_points(record: dict[str, object]) -> list[int]:
 
 def decisions(record: dict[str, object], index: int, seed: int) -> dict[str, object]:
     """What each yardstick chooses after event ``index`` of ``record``."""
-    state = next(s.state for s in replay_states(record) if s.index == index)  # type: ignore[arg-type]
+    state = next(s.state for s in replay_states(record) if s.index == index)
     seat = state.to_move
     seen, legal = view(state, seat), legal_actions(state)
     return {

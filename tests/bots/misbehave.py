@@ -40,12 +40,12 @@ def send(message: object) -> None:
     print(json.dumps(message), flush=True)
 
 
-def first_choice(legal: list) -> str:
+def first_choice(legal: list[str]) -> str:
     """A SCORE if there is one, else the first legal action."""
     return next((text for text in legal if text.startswith("score ")), legal[0])
 
 
-def fail(mode: str, message: dict) -> None:
+def fail(mode: str, message: dict[str, object]) -> None:
     """Misbehave in ``mode`` where ``message`` (hello or decide) wants an answer."""
     if mode == "crash":
         sys.exit(3)
@@ -57,6 +57,7 @@ def fail(mode: str, message: dict) -> None:
             os.close(1)
         time.sleep(3600)
     answer_id = message.get("id", 0)
+    assert isinstance(answer_id, int), f"the host sent a non-integer id: {answer_id!r}"
     lines = {
         "illegal": {"type": "action", "id": answer_id, "action": "pass"},
         "unreadable": {"type": "action", "id": answer_id, "action": "fly away"},

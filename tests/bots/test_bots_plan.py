@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
+import time
 from concurrent.futures import ProcessPoolExecutor
 from random import Random
 
@@ -14,13 +15,14 @@ from botgames import bot_game
 
 from noreturn.bots import Deck, make_bot, plan, play_game
 from noreturn.bots.planner import PlanBot
-from noreturn.bots.search import SearchBot, candidates, clearly_better
+from noreturn.bots.search import WALL_CAP, SearchBot, candidates, clearly_better
 from noreturn.engine import (
     PLAY,
     Declare,
     GameState,
     Mulligan,
     Rules,
+    colour_sums,
     legal_actions,
     make_tile,
     parse_tile,
@@ -185,18 +187,16 @@ def test_a_time_budget_counts_cpu_and_the_wall_clock_caps_it(
         monkeypatch: pytest.MonkeyPatch, cpu_step: float, wall_step: float) -> None:
     """The budget is the CPU the search gets (a busy machine does not weaken the bot); a
     search that gets no CPU still stops by the wall clock, at WALL_CAP times the budget."""
-    from noreturn.bots import search  # noqa: PLC0415
-
     state = _positions(Rules(), range(1))[20]
     seen, legal = view(state, state.to_move), legal_actions(state)
     cpu, wall = _Clock(cpu_step), _Clock(wall_step)
-    monkeypatch.setattr(search.time, "thread_time", cpu)
-    monkeypatch.setattr(search.time, "perf_counter", wall)
+    monkeypatch.setattr(time, "thread_time", cpu)
+    monkeypatch.setattr(time, "perf_counter", wall)
     SearchBot(seconds=0.5).act(seen, legal, Random(1))
     monkeypatch.undo()
     by_cpu = cpu_step > wall_step  # the CPU runs out first; else a crowded machine's wall
     moving = cpu if by_cpu else wall
-    budget = 0.5 * (1 if by_cpu else search.WALL_CAP)
+    budget = 0.5 * (1 if by_cpu else WALL_CAP)
     # the moving clock is read about once a world: the search ran until the budget, no more
     assert budget <= moving.now <= budget + 10 * moving.step
 
@@ -370,13 +370,13 @@ def test_a_payment_is_the_cheapest_by_the_plans_cost_over_every_subset() -> None
         keep = rng.choice([0.0, 0.3, 0.6, 1.0])
         pay = plan.payment(hand, due, keep)
         if not pay:
-            assert all(v < due for v in plan.colour_sums(hand).values())
+            assert all(v < due for v in colour_sums(hand).values())
             continue
         checked += 1
         colour = plan.COLOUR[pay[0]]
         assert {plan.COLOUR[t] for t in pay} == {colour}
         paid = sum(plan.VALUE[t] for t in pay)
-        sums = plan.colour_sums(hand)
+        sums = colour_sums(hand)
         others = max((v for c, v in sums.items() if c != colour), default=0)
         cost = (paid - due - keep * max(others, sums[colour] - paid), len(pay))
         assert cost == _brute_force_cost(hand, due, keep), (hand, due, keep, pay)

@@ -132,7 +132,14 @@ def test_near_the_switch_the_search_plays_its_plain_winner(
     """Near the plan's switch hard does not favour the plan's move (``trust_near``): the
     rule is least sure there; elsewhere a move must beat it by ``trust`` standard errors."""
     asked: list[float] = []  # the trust each halving was given
-    monkeypatch.setattr(SearchBot, "_halving", lambda *args: asked.append(args[-1]) or 0)
+
+    def halving(*args: object) -> int:
+        trust = args[-1]
+        assert isinstance(trust, float)
+        asked.append(trust)
+        return 0
+
+    monkeypatch.setattr(SearchBot, "_halving", halving)
     bot = make_bot("search:iterations=2")
     assert isinstance(bot, SearchBot)
     given: dict[bool, set[float]] = {True: set(), False: set()}  # by near_switch

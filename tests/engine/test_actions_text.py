@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from random import Random
 
 import pytest
@@ -79,10 +80,11 @@ def test_legal_actions_are_the_values_their_constructors_make() -> None:
                     continue
                 actions = legal_actions(state)
                 for action in actions:
+                    make: Callable[..., object] = type(action)
                     remade = (Score(action.row, action.count, tuple(reversed(action.pay)))
                               if isinstance(action, Score) else
-                              type(action)(*(tuple(reversed(getattr(action, name)))
-                                             for name in action.__slots__)))
+                              make(*(tuple(reversed(getattr(action, name)))
+                                     for name in action.__slots__)))
                     assert remade == action and hash(remade) == hash(action)
                 state.apply(rollout_action(state, rng))
 

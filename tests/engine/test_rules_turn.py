@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 from scenario import (
     DEFAULT,
@@ -48,7 +49,7 @@ def placed(*lines: str, hand: str = "R11 R9 R5 R5 B8 B1 G3 G2") -> GameState:
     return scenario([hand, "O10 O7 Y6 Y4 P2 P1 G11 B4"], actions=script)
 
 
-def kinds(actions: list[object]) -> set[str]:
+def kinds(actions: Iterable[object]) -> set[str]:
     """The names of the kinds of ``actions``."""
     return {type(a).__name__ for a in actions}
 

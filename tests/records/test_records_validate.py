@@ -257,8 +257,9 @@ def place_above_lowest(game: Game) -> Broken:
 def _place_above(event: dict[str, Any], state: GameState) -> int | None:
     if event["type"] != "place":
         return None
-    rows = state.rows[event["player"]]
-    for tile in state.hands[event["player"]]:
+    player: int = event["player"]
+    rows = state.rows[player]
+    for tile in state.hands[player]:
         row = rows[tile >> 5]
         if row and value_of(tile) > row[-1]:
             return tile

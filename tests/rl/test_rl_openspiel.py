@@ -41,12 +41,12 @@ from noreturn.engine import (
 )
 from noreturn.rl import features
 from noreturn.rl.openspiel import (
-    SHORT_NAME,
     NoReturnState,
     max_chance_nodes,
     max_game_length,
     utility_bounds,
 )
+from noreturn.rl.openspiel_observer import SHORT_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "openspiel_ismcts.py"
@@ -324,7 +324,9 @@ def test_tensors_are_the_features_of_the_seats_view() -> None:
 def hidden_twins() -> tuple[Any, Any]:
     """Two games that differ only in what seat 1 was dealt, exchanged and drew."""
     twins = []
-    for other in (("O1", "O2", "O3", "O4", "O5"), ("Y1", "Y2", "Y3", "Y4", "Y5")):
+    dealt: tuple[tuple[str, ...], ...] = (("O1", "O2", "O3", "O4", "O5"),
+                                          ("Y1", "Y2", "Y3", "Y4", "Y5"))
+    for other in dealt:
         state = opened(load(SMALL))
         draw(state, "R1", "R2", "R3", "R4", "R5", *other)
         state.apply_action(2)  # seat 0 keeps

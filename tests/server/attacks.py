@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
 
 import httpx
@@ -211,7 +211,7 @@ async def _failed_hellos(attack: Attack, parallel: int = 10) -> None:
     await _workers(attack, parallel, wrong)
 
 
-ATTACKS: dict[str, Callable[[Attack], Awaitable[None]]] = {
+ATTACKS: dict[str, Callable[[Attack], Coroutine[Any, Any, None]]] = {
     "body-1mb": lambda attack: _bodies(attack, 1 << 20, chunked=False),
     "body-10mb": lambda attack: _bodies(attack, 10 << 20, chunked=False),
     "body-10mb-chunked": lambda attack: _bodies(attack, 10 << 20, chunked=True),

@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from random import Random
@@ -202,6 +202,29 @@ def turn(players: dict[int, Player], state: dict[str, Any]) -> tuple[Player, Pla
     return mover, other
 
 
+def newer_than(version: int) -> Callable[[dict[str, Any]], bool]:
+    """For ``next_state``: a state later than ``version`` (the one a move was sent at)."""
+    return lambda state: bool(state["version"] > version)
+
+
+class Answer(Protocol):
+    """An HTTP answer as ``httpx`` and Starlette's test client give it: the test client
+    may use another package of the same API (``httpx2``), so tests name neither."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    def json(self, **kwargs: Any) -> Any:
+        """The body read as JSON."""
+        ...
+
+
 class Reader(Protocol):
     """A client that keeps the last state it read (``Player`` here, the cluster's ``Client``)."""
 
@@ -241,7 +264,7 @@ def play(players: dict[int, Player], rng: Random, moves: int = 10_000,
         action = rng.choice(mover.state["legal"])
         mover.send({"type": "action", "action": action, "version": state["version"]})
         old = state["version"]
-        mover.next_state(lambda s, old=old: s["version"] > old)
+        mover.next_state(newer_than(old))
         state = settle(mover, humans)
         made += 1
     for player in players.values():

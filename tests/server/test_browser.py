@@ -164,7 +164,7 @@ def wait_for_decision(page: Any) -> bool:
     """Wait until this seat is to move (True) or the game is over (False)."""
     page.locator("body[data-my-turn='1'][data-pending='0'], body[data-status=finished]"
                  ).wait_for(state="attached")
-    return page.get_attribute("body", "data-status") != "finished"
+    return bool(page.get_attribute("body", "data-status") != "finished")
 
 
 def check_feedback_before_sending(page: Any) -> None:

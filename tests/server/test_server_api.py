@@ -282,4 +282,5 @@ def test_messages_are_written_as_the_standard_library_reads_them_lone_surrogates
     echoed = {"type": "check", "action": "place \ud800", "legal": False}
     assert json.loads(encode(echoed)) == echoed
     assert "\\ud800" in encode(echoed)
-    assert json.loads(encode({1: "a"})) == {"1": "a"}
+    keyed_by_number: dict[Any, Any] = {1: "a"}
+    assert json.loads(encode(keyed_by_number)) == {"1": "a"}

@@ -39,6 +39,7 @@ import pytest
 from srvkit import (
     StateReader,
     free_port,
+    newer_than,
     scan,
     settle,
     spawn_serve,
@@ -54,7 +55,7 @@ from noreturn.engine import parse_action
 from noreturn.records import check_record, replay_states
 from noreturn.server.broadcast import BroadcastError, RedisBroadcaster, redis_problem
 from noreturn.server.db import Base, make_engine, migrate
-from noreturn.server.schemas import CreateTable, SeatIn
+from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 from noreturn.server.service import ConflictError, TableService, hash_token
 
 ws_client = pytest.importorskip("websockets.sync.client",
@@ -273,7 +274,7 @@ def play(clients: dict[int, Client], rng: Random, moves: int = 10_000,
         action = rng.choice(mover.state["legal"])
         old = state["version"]
         mover.send({"type": "action", "action": action, "version": old})
-        ack = mover.next_state(lambda s, old=old: s["version"] > old)
+        ack = mover.next_state(newer_than(old))
         mover.acked.append((old, mover.seat, action))
         made += 1
         if stop(ack):
@@ -383,7 +384,7 @@ def test_killing_a_process_mid_game_loses_no_accepted_move(cluster: Cluster) -> 
     play(clients, rng, moves=3)
 
     def bot_thinking(ack: dict[str, Any]) -> bool:
-        return ack["status"] == "playing" and ack["view"]["to_move"] == 1
+        return bool(ack["status"] == "playing" and ack["view"]["to_move"] == 1)
 
     state = play(clients, rng, stop=bot_thinking)
     assert bot_thinking(state), "the game ended before the bot's turn came"
@@ -515,7 +516,8 @@ def test_eight_threads_on_two_services_apply_one_action(
         two_services: tuple[TableService, TableService]) -> None:
     first, second = two_services
     created = first.create(CreateTable(seats=[SeatIn(kind="human", name="Ada"),
-                                              SeatIn(kind="human", name="Bo")], rules=SMALL))
+                                              SeatIn(kind="human", name="Bo")],
+                                       rules=RulesIn(**SMALL)))
     table_id = created["table"]["id"]
     tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
     for token in tokens.values():
@@ -705,10 +707,10 @@ def test_the_sweep_moves_the_bots_of_a_game_nobody_drives(tmp_path: Path) -> Non
         # Made behind the app's back: no runner was kicked, as if its process had died.
         created = service.create(CreateTable(seats=[SeatIn(kind="bot", level="random"),
                                                     SeatIn(kind="bot", level="random")],
-                                             rules=SMALL))
+                                             rules=RulesIn(**SMALL)))
         waiting = service.create(CreateTable(seats=[SeatIn(kind="human"),
                                                     SeatIn(kind="bot", level="random")],
-                                             rules=SMALL))
+                                             rules=RulesIn(**SMALL)))
         token = waiting["seat_links"][0]["token"]
         service.start(waiting["table"]["id"], token)
         table_id = created["table"]["id"]
@@ -734,7 +736,8 @@ def test_a_bot_move_made_stale_by_another_process_is_refused_quietly(
 
     first, second = two_services
     created = first.create(CreateTable(seats=[SeatIn(kind="bot", level="random"),
-                                              SeatIn(kind="bot", level="random")], rules=SMALL))
+                                              SeatIn(kind="bot", level="random")],
+                                       rules=RulesIn(**SMALL)))
     table_id = created["table"]["id"]
     original = LocalTable.bot_job
     raced: list[bool] = []
@@ -860,7 +863,7 @@ def test_the_nginx_example_spreads_a_game_over_both_processes(cluster: Cluster,
     ]))
     process = subprocess.Popen([nginx, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"),
                                 "-g", "daemon off;"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.STDOUT)
+                               stderr=subprocess.STDOUT, text=True)
     proxy = Server.__new__(Server)
     proxy.port, proxy.base, proxy.process = port, f"http://127.0.0.1:{port}", process
     proxy.log = tmp_path / "error.log"

@@ -19,7 +19,9 @@ from typing import Any
 import httpx
 import pytest
 from srvkit import free_port, spawn_serve, stop_process, wait_serving
-from test_server_cluster import PG_URL, REDIS_URL, fresh_schema, need_postgres, need_redis, pg
+from test_server_cluster import REDIS_URL, fresh_schema, need_postgres, need_redis, pg
+
+from conftest import PG_URL
 
 ws_client = pytest.importorskip("websockets.sync.client",
                                 reason="the websockets package is not installed")

@@ -27,7 +27,7 @@ from noreturn.server.db import (
     migrate,
     normalize_url,
 )
-from noreturn.server.schemas import CreateTable, SeatIn
+from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 from noreturn.server.service import (
     ConflictError,
     ForbiddenError,
@@ -62,7 +62,7 @@ def test_the_database_refuses_a_second_move_at_the_same_version(db_url: str) -> 
     migrate(engine)
     service = TableService(engine)
     created = service.create(CreateTable(seats=[SeatIn(kind="bot"), SeatIn(kind="bot")],
-                                         rules=SMALL))
+                                         rules=RulesIn(**SMALL)))
     table_id = created["table"]["id"]
     moment = datetime.now(UTC)
     with service.sessions.begin() as session:
@@ -82,7 +82,8 @@ def two_services_at_a_table(db_url: str) -> tuple[
     migrate(engine)
     one, two = TableService(engine), TableService(engine)
     created = one.create(CreateTable(seats=[SeatIn(kind="human", name="Ada"),
-                                            SeatIn(kind="human", name="Bo")], rules=SMALL))
+                                            SeatIn(kind="human", name="Bo")],
+                                     rules=RulesIn(**SMALL)))
     tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
     return engine, one, two, created["table"]["id"], tokens
 
@@ -106,8 +107,8 @@ def test_two_services_on_one_database_see_each_others_moves(db_url: str) -> None
         with pytest.raises(ConflictError) as stale:  # the other cache catches up first
             other.act(table_id, seat, mine["legal"][0], version)
         assert stale.value.code in ("stale", "not_your_turn")
-        public = [s.state_message(table_id, None) for s in (one, two)]
-        assert public[0] == public[1] and public[0]["version"] == version + 1
+        both = [s.state_message(table_id, None) for s in (one, two)]
+        assert both[0] == both[1] and both[0]["version"] == version + 1
     engine.dispose()
 
 
@@ -207,7 +208,7 @@ def test_a_move_written_on_a_dead_connection_stores_nothing_and_the_game_goes_on
     migrate(engine)
     service = TableService(engine)
     created = service.create(CreateTable(seats=[SeatIn(kind="human"), SeatIn(kind="human")],
-                                         rules=SMALL))
+                                         rules=RulesIn(**SMALL)))
     table_id = created["table"]["id"]
     tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
     service.join(table_id, tokens[1], None)
@@ -250,7 +251,8 @@ def test_a_welcome_says_whether_a_bot_is_to_move(db_url: str) -> None:
     migrate(engine)
     service = TableService(engine)
     created = service.create(CreateTable(seats=[SeatIn(kind="human"),
-                                                SeatIn(kind="bot", level="easy")], rules=SMALL))
+                                                SeatIn(kind="bot", level="easy")],
+                                         rules=RulesIn(**SMALL)))
     table_id, token = created["table"]["id"], created["seat_links"][0]["token"]
     assert not service.welcome(table_id, token).bot_due  # the lobby
     service.start(table_id, token)

@@ -19,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import make_url
 from srvkit import (
     TILE,
+    Answer,
     Player,
     connect,
     create,
@@ -92,7 +93,7 @@ def refused(player: Player, action: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
-def assert_503(answer: httpx.Response) -> None:
+def assert_503(answer: Answer) -> None:
     """A JSON 503 that says to try again."""
     assert answer.status_code == 503, answer.text
     assert answer.headers["content-type"] == "application/json"

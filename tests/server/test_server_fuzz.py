@@ -129,7 +129,7 @@ def aim(case: Any, served: Served) -> None:
         case.body["token"] = served.tokens[table]
 
 
-@schema.parametrize()
+@schema.parametrize()  # type: ignore[untyped-decorator]  # (schemathesis has no types)
 @settings(max_examples=EXAMPLES, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 def test_the_api_answers_every_request_as_documented(case: Any, served: Served) -> None:

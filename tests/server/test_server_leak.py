@@ -113,7 +113,8 @@ def test_the_scan_catches_planted_leaks(db_url: str) -> None:
         spy.messages = [(version, "", message)]
         return scan(spy, states, NAMES, skip)
 
-    error = {"type": "error", "code": "illegal", "message": f"{secret} is Bo's"}
+    error: dict[str, object] = {"type": "error", "code": "illegal",
+                                "message": f"{secret} is Bo's"}
     assert planted(error)
     log = copy.deepcopy(state_message)
     log["log"] = [*log["log"], "Bo drew 1 tile"]
@@ -123,7 +124,8 @@ def test_the_scan_catches_planted_leaks(db_url: str) -> None:
     view = copy.deepcopy(state_message)
     view["view"]["players"][1]["hand_count"] += 1
     assert planted(view)
-    hint = {"type": "hint", "action": f"exchange {secret}", "reason": "why not"}
+    hint: dict[str, object] = {"type": "hint", "action": f"exchange {secret}",
+                               "reason": "why not"}
     assert planted(hint)
     tracker = copy.deepcopy(state_message)
     tracker["unseen"][secret] -= 1  # as if Ada knew where the secret tile is

@@ -14,13 +14,13 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from pingprobe import PingProbe
-from sqlalchemy import event, select, update
+from sqlalchemy import event, insert, select, update
 from srvkit import connect, create, serving, start
 
 from noreturn.server import create_app
 from noreturn.server.db import MoveRow, TableRow, make_engine, migrate, now
 from noreturn.server.lifecycle import abandon_idle, close_table
-from noreturn.server.schemas import CreateTable, SeatIn
+from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 from noreturn.server.service import ConflictError, TableService, hash_token
 
 SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
@@ -104,7 +104,7 @@ def test_a_copy_held_by_another_process_cannot_move_a_closed_table(db_url: str) 
     migrate(engine)
     one, two = TableService(engine), TableService(engine)
     made = one.create(CreateTable(seats=[SeatIn(kind="human"), SeatIn(kind="human")],
-                                  rules=SMALL))  # type: ignore[arg-type]
+                                  rules=RulesIn(**SMALL)))
     table_id = made["table"]["id"]
     tokens = {link["seat"]: link["token"] for link in made["seat_links"]}
     one.join(table_id, tokens[1], None)
@@ -133,7 +133,7 @@ def test_the_sweep_abandons_exactly_the_idle_tables(db_url: str) -> None:
                         ("old game", [SeatIn(kind="bot")] * 2),
                         ("new game", [SeatIn(kind="bot")] * 2),
                         ("lobby for a day", people)):
-        ids[name] = service.create(CreateTable(seats=seats, rules=SMALL))[  # type: ignore[arg-type]
+        ids[name] = service.create(CreateTable(seats=seats, rules=RulesIn(**SMALL)))[
             "table"]["id"]
     while service.bot_step(ids["old game"]) and service.get(ids["old game"])["version"] < 5:
         pass
@@ -180,7 +180,7 @@ def insert_tables(engine: Any, count: int) -> None:
                    "level": None, "token_hash": None, "joined": True, "replaced_by": None}
                   for s in (0, 1)]
     with engine.begin() as conn:
-        conn.execute(TableRow.__table__.insert(), tables)
+        conn.execute(insert(TableRow), tables)
         conn.execute(TableRow.metadata.tables["table_seats"].insert(), seats)
 
 
@@ -188,8 +188,12 @@ def insert_tables(engine: Any, count: int) -> None:
 def test_the_lobby_of_thousands_of_tables_is_one_query_and_builds_no_game(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[str] = []
-    monkeypatch.setattr("noreturn.server.rebuild.OnlineTable",
-                        lambda *args, **kwargs: built.append("game") or 1 / 0)
+
+    def broken_game(*_args: object, **_kwargs: object) -> None:
+        built.append("game")
+        raise ZeroDivisionError("a game that cannot be rebuilt")
+
+    monkeypatch.setattr("noreturn.server.rebuild.OnlineTable", broken_game)
     engine = make_engine(db_url)
     migrate(engine)
     insert_tables(engine, 6000)

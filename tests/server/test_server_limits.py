@@ -24,6 +24,7 @@ from srvkit import (
     Player,
     connect,
     create,
+    newer_than,
     receive,
     serving,
     settle,
@@ -117,7 +118,7 @@ def test_the_rate_limited_message_says_the_limit_and_when_to_retry() -> None:
 def test_message_limits_refuse_nonsense() -> None:
     for bad in ({"rate": 0}, {"burst": 0}, {"flood_factor": 1}, {"flood_seconds": 0}):
         with pytest.raises(ValueError, match="out of range"):
-            MessageLimits(**bad)  # type: ignore[arg-type]
+            MessageLimits(**bad)
 
 
 def test_the_create_limiter_counts_each_address_alone_and_refills() -> None:
@@ -218,7 +219,7 @@ def test_a_persons_pace_is_never_limited(tmp_path: Path) -> None:
                 time.sleep(0.4)
                 ada.send({"type": "action", "action": rng.choice(state["legal"]),
                           "version": state["version"]})
-                ada.next_state(lambda s, v=state["version"]: s["version"] > v)
+                ada.next_state(newer_than(state["version"]))
             errors = [m for _v, _s, m in ada.messages if m["type"] == "error"]
             assert errors == []
 

@@ -27,7 +27,7 @@ from noreturn.server import workers
 from noreturn.server.botturns import Thinking
 from noreturn.server.broadcast import CHAT, LocalBroadcaster
 from noreturn.server.db import MoveRow, make_engine, migrate
-from noreturn.server.schemas import CreateTable, SeatIn
+from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 from noreturn.server.service import (
     FAST_RUN,
     BadRequestError,
@@ -54,7 +54,7 @@ def test_a_run_of_fast_bot_moves_is_stored_in_one_turn(db_url: str) -> None:
     migrate(engine)
     service = TableService(engine)
     bots = [SeatIn(kind="bot", level="greedy"), SeatIn(kind="bot", level="random")]
-    table_id = service.create(CreateTable(seats=bots, rules=SMALL))["table"]["id"]
+    table_id = service.create(CreateTable(seats=bots, rules=RulesIn(**SMALL)))["table"]["id"]
     one = service.bot_turn(table_id)
     assert one == 1 and _moves(service, table_id) == 1  # without run_on: one move
     version = service.bot_turn(table_id, run_on=True)
@@ -71,7 +71,7 @@ def test_a_run_of_fast_bot_moves_is_stored_in_one_turn(db_url: str) -> None:
 
 def _started(service: TableService, seats: list[SeatIn]) -> tuple[str, str]:
     """A started table of ``seats`` (one person first); its id and the person's token."""
-    created = service.create(CreateTable(seats=seats, rules=SMALL))
+    created = service.create(CreateTable(seats=seats, rules=RulesIn(**SMALL)))
     table_id = created["table"]["id"]
     token = created["seat_links"][0]["token"]
     service.join(table_id, token, None)
@@ -197,7 +197,7 @@ def test_a_withdrawn_seat_is_refused_after_a_move_notice_too(db_url: str) -> Non
     migrate(engine)
     service = TableService(engine)
     seats = [SeatIn(kind="human", name="Ada"), SeatIn(kind="bot", level="greedy")]
-    created = service.create(CreateTable(seats=seats, rules=SMALL))
+    created = service.create(CreateTable(seats=seats, rules=RulesIn(**SMALL)))
     table_id = created["table"]["id"]
     token = next(link["token"] for link in created["seat_links"] if link["seat"] == 0)
     service.join(table_id, token, None)
@@ -208,7 +208,7 @@ def test_a_withdrawn_seat_is_refused_after_a_move_notice_too(db_url: str) -> Non
     version = state["version"]
     service.leave(table_id, token)  # a bot takes the seat over; the version moves on
     moved = service.bot_turn(table_id, run_on=True)  # the notice of a move after the leave
-    assert moved is not None and moved > version
+    assert isinstance(moved, int) and moved > version
     for notice in (version, moved):
         with pytest.raises(ForbiddenError):
             service.state_message(table_id, 0, hash_token(token), moved_to=notice)
@@ -246,6 +246,7 @@ def test_a_state_from_memory_never_waits_for_the_tables_lock(db_url: str) -> Non
     table_id, token = _started(service, [SeatIn(kind="human", name="Ada"),
                                          SeatIn(kind="bot", level="greedy")])
     version = service.bot_turn(table_id, run_on=True) or 0
+    assert isinstance(version, int)  # (a fast bot: its move is stored at once)
     digest = hash_token(token)
     assert service.held_state(table_id, 0, digest, version) == service.state_message(
         table_id, 0, digest)
@@ -282,9 +283,11 @@ def test_a_refused_request_keeps_the_game_in_memory(db_url: str) -> None:
     service.bot_turn(table_id, run_on=True)
     held = service.games.cached(table_id)
     assert held is not None
-    for refused in (lambda: service.join(table_id, "not a token", None),
-                    lambda: service.start(table_id, token),
-                    lambda: service.leave(table_id, "")):
+    refusals: list[Callable[[], object]] = [
+        lambda: service.join(table_id, "not a token", None),
+        lambda: service.start(table_id, token),
+        lambda: service.leave(table_id, "")]
+    for refused in refusals:
         with pytest.raises((ForbiddenError, ConflictError)):
             refused()
         assert service.games.cached(table_id) == held
@@ -304,12 +307,15 @@ def test_a_bot_that_breaks_after_a_persons_move_does_not_undo_it(db_url: str) ->
     assert held is not None
 
     class Broken:
-        def act(self, *_args: object) -> None:
+        name = "broken"
+
+        def act(self, view: View, legal: Sequence[Action], rng: Random) -> Action:
             raise RuntimeError("a bug in a bot")
 
-    held[1].bots[1] = Broken()  # type: ignore[assignment]
+    held[1].bots[1] = Broken()
     acted = service.act(table_id, 0, state["legal"][0], state["version"], bots_after=True)
-    assert acted == (state["version"] + 1, True)  # stored; the runner is to try the bot
+    # stored; the runner is to try the bot
+    assert (acted.version, acted.bot_due) == (state["version"] + 1, True)
     assert _moves(service, table_id) == acted.version
     with pytest.raises(RuntimeError):  # the runner's own try: the failure is raised
         service.bot_turn(table_id, run_on=True)

@@ -18,7 +18,7 @@ from srvkit import connect
 
 from noreturn.server import create_app
 from noreturn.server.db import PlayerRow, PlayerSeatRow, make_engine, migrate
-from noreturn.server.schemas import CreateTable, SeatIn
+from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 from noreturn.server.service import ConflictError, ForbiddenError, TableService, hash_token
 
 SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
@@ -41,7 +41,7 @@ def lobby(service: TableService, *seats: str) -> tuple[str, dict[int, str]]:
     """A table of ``seats`` (a person's name, or ``bot:LEVEL``); its id and tokens."""
     made = service.create(CreateTable(seats=[
         SeatIn(kind="bot", level=s[4:]) if s.startswith("bot:") else SeatIn(kind="human", name=s)
-        for s in seats], rules=SMALL))
+        for s in seats], rules=RulesIn(**SMALL)))
     return made["table"]["id"], {link["seat"]: link["token"] for link in made["seat_links"]}
 
 
@@ -138,7 +138,8 @@ def test_who_is_not_rated(service: TableService) -> None:
     assert len(service.players.history(ada)["tables"]) == 2  # both seats are hers
     played(service, {}, "Cy", "Dot")
     made = service.create(CreateTable(seats=[SeatIn(kind="bot", level="easy"),
-                                             SeatIn(kind="bot", level="greedy")], rules=SMALL))
+                                             SeatIn(kind="bot", level="greedy")],
+                                      rules=RulesIn(**SMALL)))
     finish(service, made["table"]["id"], {})
     assert service.players.leaderboard(min_games=1) == []
     table_id, tokens = lobby(service, "Bo", "bot:easy")
@@ -338,7 +339,8 @@ def test_a_game_with_a_take_back_is_not_rated(service: TableService) -> None:
 def test_a_rematch_keeps_the_turn_timer(service: TableService) -> None:
     made = service.create(CreateTable(seats=[SeatIn(kind="human", name="Ada"),
                                              SeatIn(kind="human", name="Bo")],
-                                      rules=SMALL, turn_seconds=60, timeout_level="easy"))
+                                      rules=RulesIn(**SMALL),
+                                      turn_seconds=60, timeout_level="easy"))
     table_id = made["table"]["id"]
     tokens = {link["seat"]: link["token"] for link in made["seat_links"]}
     for token in tokens.values():

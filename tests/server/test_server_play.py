@@ -27,7 +27,7 @@ from starlette.websockets import WebSocketDisconnect
 from noreturn.engine import Rules, parse_action
 from noreturn.records import check_record
 from noreturn.server import create_app
-from noreturn.server.schemas import CreateTable, SeatIn
+from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 
 TWO_AND_A_BOT = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"},
                  {"kind": "bot", "level": "greedy"}]
@@ -144,7 +144,7 @@ def test_a_restart_while_a_bot_is_to_move_lets_it_move(db_url: str) -> None:
     # A game of bots stored, as a server leaves it when it stops before the bots moved.
     service = create_app(db_url).state.service
     seats = [SeatIn(kind="bot", level="random"), SeatIn(kind="bot", level="greedy")]
-    table_id = service.create(CreateTable(seats=seats, rules=SMALL))["table"]["id"]
+    table_id = service.create(CreateTable(seats=seats, rules=RulesIn(**SMALL)))["table"]["id"]
     assert service.get(table_id)["status"] == "playing"
     service.engine.dispose()
     with TestClient(create_app(db_url)) as client:  # its startup lets the bots move
@@ -185,7 +185,7 @@ def test_illegal_and_malformed_messages_change_nothing(db_url: str) -> None:
         hand = mover.state["view"]["hand"]
         not_mine = next(f"{c}{v}" for c in "ROY" for v in range(1, 7)
                         if f"{c}{v}" not in hand)
-        bad = [
+        bad: list[tuple[dict[str, object] | str, str]] = [
             ("{not json", "malformed"),
             ("[1, 2]", "malformed"),
             ({"type": "dance"}, "malformed"),

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from srvkit import Player, connect, create, seated, settle, start
 
 from noreturn.server import advice, channel, create_app
+from noreturn.server.workers import think
 from noreturn.table import LocalTable
 
 ADA_AND_A_BOT = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "greedy"}]
@@ -114,7 +115,7 @@ def test_the_weighing_runs_with_the_brief_decisions_not_behind_the_searches(
     """A person waits for the advice: it queues with medium's brief weighings
     (``workers.think(brief=True)``), never behind a search's seconds."""
     asked: list[bool] = []
-    real = channel.think
+    real = think  # the function channel.py imported, replaced there below
 
     async def recording(call: Any, brief: bool = False) -> Any:
         asked.append(brief)

@@ -12,6 +12,7 @@ from random import Random
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select, update
+from sqlalchemy.orm import Session
 from srvkit import Weigher, connect, start
 
 from noreturn.bots import base
@@ -19,7 +20,7 @@ from noreturn.records import check_record
 from noreturn.server import create_app
 from noreturn.server.db import MoveRow, TableRow, make_engine, migrate, now
 from noreturn.server.rebuild import in_effect
-from noreturn.server.schemas import CreateTable, SeatIn
+from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 from noreturn.server.service import (
     BadRequestError,
     ConflictError,
@@ -39,10 +40,12 @@ def services(db_url: str, count: int = 2) -> tuple[Engine, list[TableService]]:
     return engine, [TableService(engine, turn_times=(30, 60)) for _ in range(count)]
 
 
-def started(service: TableService, seats: list[SeatIn], **timer: object) -> tuple[
-        str, dict[int, str]]:
-    """A table made and started by its people; its id and tokens."""
-    created = service.create(CreateTable(seats=seats, rules=SMALL, **timer))  # type: ignore[arg-type]
+def started(service: TableService, seats: list[SeatIn], turn_seconds: int | None = None,
+            timeout_level: str | None = None) -> tuple[str, dict[int, str]]:
+    """A table made and started by its people (with its turn timer); its id and tokens."""
+    created = service.create(CreateTable(seats=seats, rules=RulesIn(**SMALL),
+                                         turn_seconds=turn_seconds,
+                                         timeout_level=timeout_level))
     table_id = created["table"]["id"]
     tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
     for token in tokens.values():
@@ -66,9 +69,10 @@ def run_out(engine: Engine, table_id: str) -> None:
 
 
 def moves_of(engine: Engine, table_id: str, kind: str) -> list[MoveRow]:
-    with engine.connect() as conn:
-        return list(conn.execute(select(MoveRow).where(MoveRow.table_id == table_id,
-                                                       MoveRow.kind == kind)))
+    """The stored moves of ``kind`` at a table."""
+    with Session(engine) as session:
+        return list(session.scalars(select(MoveRow).where(MoveRow.table_id == table_id,
+                                                          MoveRow.kind == kind)))
 
 
 def test_a_timer_must_be_one_the_server_offers(db_url: str) -> None:
@@ -217,7 +221,8 @@ def test_a_person_alone_with_bots_takes_back_their_last_turn(db_url: str) -> Non
     with pytest.raises(ConflictError) as stale:
         one.take_back(table_id, 0, version)  # an old version: refused
     assert stale.value.code == "stale"
-    acted = one.take_back(table_id, 0, int(after["version"]))
+    assert isinstance(after["version"], int)
+    acted = one.take_back(table_id, 0, after["version"])
     assert acted.version == after["version"] + 1
     back = one.state_message(table_id, 0, digest)
     assert back["view"] == before["view"]  # the table as before Ada's last turn

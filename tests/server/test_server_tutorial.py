@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
-from srvkit import connect
+from srvkit import connect, newer_than
 
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import Rules
@@ -95,7 +95,7 @@ def test_following_the_hints_meets_every_lesson_and_wins(client: TestClient) -> 
             hinted.append(f"{me['phase']}:{hint['action']}")
             player.send({"type": "action", "action": hint["action"],
                          "version": state["version"]})
-            state = player.next_state(lambda s, v=state["version"]: s["version"] > v)
+            state = player.next_state(newer_than(state["version"]))
         scores = state["result"]["scores"]
     kinds = [(h.split(":")[0], h.split(":")[1].split()[0]) for h in hinted]
     assert kinds[0] == ("1", "mulligan")

@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from random import Random
 
-import httpx
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from fastapi.testclient import TestClient
-from srvkit import connect, create, play, start
+from srvkit import Answer, connect, create, play, start
 
 import noreturn
 from noreturn.server import create_app
@@ -44,7 +43,8 @@ def test_the_pages_catalog_holds_the_pages_words_and_only_those(db_url: str) -> 
     those itself, and a page would load them for nothing)."""
     static = Path(noreturn.__file__).resolve().parent / "server" / "static"
     with (Path(__file__).resolve().parents[2] / "babel.cfg").open() as cfg:  # the checkout's
-        method_map, options_map = parse_mapping_cfg(cfg)
+        # (babel's command-line front end carries no type annotations)
+        method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
     page_map = [(pattern.removeprefix("server/static/"), method)
                 for pattern, method in method_map if pattern.startswith("server/static/")]
     found = {message if isinstance(message, str) else message[0]
@@ -163,7 +163,7 @@ def test_http_errors_follow_the_lang_query_then_accept_language(db_url: str) -> 
     with TestClient(create_app(db_url)) as client:
         table_id, tokens = create(client, three, SMALL)
 
-        def starting(headers: dict[str, str] | None = None, query: str = "") -> httpx.Response:
+        def starting(headers: dict[str, str] | None = None, query: str = "") -> Answer:
             return client.post(f"/api/tables/{table_id}/start{query}", json={
                 "token": tokens[0]}, headers=headers)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from random import Random
 
@@ -18,6 +19,7 @@ from noreturn.engine import (
     Place,
     Rules,
     Score,
+    View,
     legal_actions,
     parse_action,
     parse_tile,
@@ -152,7 +154,7 @@ class _Answers:
     def __init__(self, legal_copy: bool) -> None:
         self.legal_copy = legal_copy
 
-    def act(self, _view: object, legal: list[Action], _rng: object) -> Action:
+    def act(self, _view: View, legal: Sequence[Action], _rng: Random) -> Action:
         return parse_action(str(legal[-1])) if self.legal_copy else Place((999,))
 
 
@@ -162,7 +164,7 @@ def test_a_bot_answer_counts_as_legal_by_value_not_only_by_identity(legal_copy: 
     an equal copy of one is played as it is; anything else goes to the fallback bot."""
     table = LocalTable(make_seats(2, [], ["greedy", "greedy"]), SMALL, seed=4)
     seat = table.state.to_move
-    table.bots[seat] = _Answers(legal_copy)  # type: ignore[assignment]
+    table.bots[seat] = _Answers(legal_copy)
     legal = legal_actions(table.state)
     move = table.decide_bot()
     if legal_copy:

@@ -39,20 +39,24 @@ MO = LOCALE_DIR / "de" / "LC_MESSAGES" / "noreturn.mo"
 BLANK = re.compile(r"\{(\w*)\}")
 
 
-def extracted() -> set[str | tuple[str, ...]]:
+def extracted() -> set[object]:
     """Every message the sources hold now, found as ``pybabel extract`` finds them."""
     with (ROOT / "babel.cfg").open() as cfg:
-        method_map, options_map = parse_mapping_cfg(cfg)
+        # (babel's command-line front end carries no type annotations)
+        method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
     keywords = {**DEFAULT_KEYWORDS, "Refusal": (2,), "NotationError": None}
-    found: set[str | tuple[str, ...]] = set()
+    found: set[object] = set()
     for _file, _line, message, _comments, context in extract_from_dir(
             str(PACKAGE), method_map, options_map, keywords=keywords):
-        found.add((context, message) if context else message)
+        found.add(catalog_key(message, context))
     return found
 
 
-def catalog_key(message_id: str | tuple[str, ...], context: str | None) -> object:
-    return (context, message_id) if context else message_id
+def catalog_key(message_id: str | tuple[str, ...] | list[str], context: str | None) -> object:
+    """A message as the catalog keys it: its id (plural forms as a tuple), with its
+    context where it has one."""
+    key = message_id if isinstance(message_id, str) else tuple(message_id)
+    return (context, key) if context else key
 
 
 def test_every_word_in_the_sources_has_its_german_translation() -> None:
@@ -72,8 +76,9 @@ def test_translations_keep_every_blank_of_their_english() -> None:
     for message in read_po(PO.open("rb")):
         if not message.id:
             continue
-        ids = message.id if isinstance(message.id, tuple) else (message.id,)
-        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        ids = (message.id,) if isinstance(message.id, str) else tuple(message.id)
+        strings = ((message.string,) if isinstance(message.string, str)
+                   else tuple(message.string or ()))
         wanted = set(BLANK.findall(ids[-1]))
         for string in strings:
             assert set(BLANK.findall(string)) == wanted, (message.id, string)
@@ -131,6 +136,7 @@ def test_every_refusal_reads_in_english_as_the_engine_says_and_in_german_transla
                         if m.id and any("engine/legal.py" in path for path, _l in m.locations)]
     assert len(engine_templates) >= len(RULE_CODES) - 4  # the table's own and bad_id aside
     for message in engine_templates:
+        assert isinstance(message.id, str), message.id  # the engine's have no plural forms
         refused = Refusal("some_code", message.id, SAMPLE_PARAMS)
         assert refusal_text(refused) == refused.reason
         with speaking("de"):

@@ -202,6 +202,11 @@ def turn(players: dict[int, Player], state: dict[str, Any]) -> tuple[Player, Pla
     return mover, other
 
 
+SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
+"""A small variant's rules (docs/rules.md, "Size parameters"), as the API takes them: short
+games for the server's tests."""
+
+
 def newer_than(version: int) -> Callable[[dict[str, Any]], bool]:
     """For ``next_state``: a state later than ``version`` (the one a move was sent at)."""
     return lambda state: bool(state["version"] > version)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
-from srvkit import connect, create, start
+from srvkit import SMALL, connect, create, start
 
 from noreturn.server import create_app
 from noreturn.server.app import FULL_COLLECTION_EVERY, YOUNG_COLLECTION_AFTER, encode
@@ -17,7 +17,6 @@ from noreturn.server.db import TableRow
 
 SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"},
          {"kind": "bot", "level": "easy"}]
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 
 
 @pytest.fixture

@@ -37,6 +37,7 @@ from typing import Any
 import httpx
 import pytest
 from srvkit import (
+    SMALL,
     StateReader,
     free_port,
     newer_than,
@@ -62,7 +63,6 @@ ws_client = pytest.importorskip("websockets.sync.client",
                                 reason="the websockets package is not installed")
 
 REDIS_URL = os.environ.get("NORETURN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 TIMEOUT = 20.0
 TAKEOVER = 1.0
 """The test processes take over a game that waited on a bot this long (seconds)."""

@@ -18,14 +18,13 @@ from typing import Any
 
 import httpx
 import pytest
-from srvkit import free_port, spawn_serve, stop_process, wait_serving
+from srvkit import SMALL, free_port, spawn_serve, stop_process, wait_serving
 from test_server_cluster import REDIS_URL, fresh_schema, need_postgres, need_redis, pg
 
 from conftest import PG_URL
 
 ws_client = pytest.importorskip("websockets.sync.client",
                                 reason="the websockets package is not installed")
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 LINE = "time ran out: medium played for"
 
 

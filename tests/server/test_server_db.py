@@ -16,6 +16,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Engine, event, inspect
 from sqlalchemy.exc import IntegrityError
+from srvkit import SMALL
 
 from conftest import PG_URL
 from noreturn.server.db import (
@@ -35,8 +36,6 @@ from noreturn.server.service import (
     TableService,
     hash_token,
 )
-
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 
 
 def test_the_migration_makes_the_schema_of_the_models(db_url: str) -> None:

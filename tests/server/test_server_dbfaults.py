@@ -18,6 +18,7 @@ from rofile import read_only
 from sqlalchemy import select
 from sqlalchemy.engine import make_url
 from srvkit import (
+    SMALL,
     TILE,
     Answer,
     Player,
@@ -38,7 +39,6 @@ from noreturn.server.dbfaults import FAULTS, describe
 from noreturn.server.service import hash_token
 
 SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}]
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 GERMAN_503 = ("der Server kann seine Datenbank gerade nicht nutzen; nichts wurde geändert: "
               "versuche es in ein paar Sekunden noch einmal")
 

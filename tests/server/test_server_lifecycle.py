@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 from pingprobe import PingProbe
 from sqlalchemy import event, insert, select, update
-from srvkit import connect, create, serving, start
+from srvkit import SMALL, connect, create, serving, start
 
 from noreturn.server import create_app
 from noreturn.server.db import MoveRow, TableRow, make_engine, migrate, now
@@ -23,7 +23,6 @@ from noreturn.server.lifecycle import abandon_idle, close_table
 from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 from noreturn.server.service import ConflictError, TableService, hash_token
 
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 PERSON_AND_BOT = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "medium"}]
 
 

@@ -21,6 +21,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from srvkit import (
+    SMALL,
     Player,
     connect,
     create,
@@ -44,7 +45,6 @@ from noreturn.server.limits import (
 
 LIMITS = MessageLimits()
 SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "random"}]
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 
 
 class FakeClock:

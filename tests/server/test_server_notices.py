@@ -18,7 +18,7 @@ from random import Random
 
 import pytest
 from sqlalchemy import func, select
-from srvkit import Weigher
+from srvkit import SMALL, Weigher
 
 from noreturn.bots import base
 from noreturn.bots.base import Budget
@@ -38,8 +38,6 @@ from noreturn.server.service import (
     hash_token,
 )
 from noreturn.table.local import LocalTable
-
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 
 
 def _moves(service: TableService, table_id: str) -> int:

@@ -14,14 +14,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
-from srvkit import connect
+from srvkit import SMALL, connect
 
 from noreturn.server import create_app
 from noreturn.server.db import PlayerRow, PlayerSeatRow, make_engine, migrate
 from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 from noreturn.server.service import ConflictError, ForbiddenError, TableService, hash_token
-
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 
 
 def new_key() -> str:

@@ -10,6 +10,7 @@ from random import Random
 import pytest
 from fastapi.testclient import TestClient
 from srvkit import (
+    SMALL,
     Player,
     connect,
     create,
@@ -31,7 +32,6 @@ from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 
 TWO_AND_A_BOT = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"},
                  {"kind": "bot", "level": "greedy"}]
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 
 
 def version_of(client: TestClient, table_id: str) -> int:

@@ -24,14 +24,13 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import insert
-from srvkit import connect, create, play, seated, serving, start
+from srvkit import SMALL, connect, create, play, seated, serving, start
 
 from noreturn.server import create_app
 from noreturn.server.db import ReviewRow, now
 from noreturn.server.reviewer import REVIEW_PLAYOUTS, ChildLostError, Reviewer
 from noreturn.server.reviews import ReviewStore
 
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 BOTS = [{"kind": "bot", "level": "random"}, {"kind": "bot", "level": "greedy"}]
 PLAYOUTS = 4
 """Playouts a decision in these tests: a small game's review in a second or two."""

@@ -8,14 +8,13 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from srvkit import Player, connect, create, seated, settle, start
+from srvkit import SMALL, Player, connect, create, newer_than, seated, settle, start
 
 from noreturn.server import advice, channel, create_app
 from noreturn.server.workers import think
 from noreturn.table import LocalTable
 
 ADA_AND_A_BOT = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "greedy"}]
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 
 
 @pytest.fixture(autouse=True)
@@ -28,7 +27,7 @@ def act(ada: Player, action: str) -> dict[str, Any]:
     """Play ``action`` for Ada, then read until the game waits on her again."""
     version = ada.state["version"]
     ada.send({"type": "action", "action": action, "version": version})
-    ada.next_state(lambda s: s["version"] > version)
+    ada.next_state(newer_than(version))
     return settle(ada, {0})
 
 

@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select, update
 from sqlalchemy.orm import Session
-from srvkit import Weigher, connect, start
+from srvkit import SMALL, Weigher, connect, start
 
 from noreturn.bots import base
 from noreturn.records import check_record
@@ -29,7 +29,6 @@ from noreturn.server.service import (
 )
 from noreturn.server.timing import TURN_TIMES
 
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 ADA_AND_A_BOT = [SeatIn(kind="human", name="Ada"), SeatIn(kind="bot", level="greedy")]
 
 

@@ -8,13 +8,12 @@ from random import Random
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from fastapi.testclient import TestClient
-from srvkit import Answer, connect, create, play, start
+from srvkit import SMALL, Answer, connect, create, play, start
 
 import noreturn
 from noreturn.server import create_app
 
 PEOPLE = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}]
-SMALL = {"colors": 3, "max_value": 6, "copies": 2, "hand_size": 5, "exchange_limit": 3}
 
 
 def test_the_catalog_follows_the_switch_then_accept_language(db_url: str) -> None:

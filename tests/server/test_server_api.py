@@ -12,8 +12,13 @@ from sqlalchemy import select
 from srvkit import SMALL, connect, create, start
 
 from noreturn.server import create_app
-from noreturn.server.app import FULL_COLLECTION_EVERY, YOUNG_COLLECTION_AFTER, encode
+from noreturn.server.app import encode
 from noreturn.server.db import TableRow
+from noreturn.server.interpreter import (
+    FULL_COLLECTION_EVERY,
+    SWITCH_SECONDS,
+    YOUNG_COLLECTION_AFTER,
+)
 
 SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"},
          {"kind": "bot", "level": "easy"}]
@@ -267,6 +272,20 @@ def test_a_running_server_keeps_its_startup_objects_out_of_the_collectors_sight(
         assert 10 * before[0] < YOUNG_COLLECTION_AFTER
         assert 10 * before[2] <= FULL_COLLECTION_EVERY
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+
+
+def test_a_running_server_hands_the_interpreter_lock_over_often_and_puts_it_back_after(
+        tmp_path: Any) -> None:
+    """While the app runs, a thread waiting for the interpreter lock (the event loop, beside
+    a bot searching in a worker thread) waits at most ``SWITCH_SECONDS``, a fifth of the
+    default; after, the interpreter switches as before."""
+    import sys  # noqa: PLC0415
+
+    before = sys.getswitchinterval()
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'switch.db'}")):
+        assert sys.getswitchinterval() == SWITCH_SECONDS
+        assert before >= 5 * SWITCH_SECONDS
+    assert sys.getswitchinterval() == before
 
 
 def test_messages_are_written_as_the_standard_library_reads_them_lone_surrogates_too() -> None:

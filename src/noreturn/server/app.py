@@ -15,10 +15,9 @@ moves in one transaction, one notice after them).
 from __future__ import annotations
 
 import asyncio
-import gc
 from asyncio import create_task
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -40,6 +39,7 @@ from noreturn.server.db import default_db_url, url_backend
 from noreturn.server.dbfaults import UnavailableError, install_fault_handlers
 from noreturn.server.dbstart import open_database
 from noreturn.server.hardening import harden
+from noreturn.server.interpreter import interpreter_for_serving
 from noreturn.server.lifecycle import (
     IDLE_HOURS,
     LOBBY_HOURS,
@@ -91,13 +91,6 @@ MESSAGE_LIMITS = MessageLimits()
 TAKEOVER_SECONDS = 10.0
 """A game in progress unchanged this long while a bot is to move is taken over (its
 bot runner's process died): every process looks for such games (``BotRunner.sweep``)."""
-FULL_COLLECTION_EVERY = 100
-"""Collections of the garbage collector's middle generation between two full ones (the
-interpreter's default: 10); see ``collector_for_serving``."""
-YOUNG_COLLECTION_AFTER = 10_000
-"""New container objects between two collections of the youngest generation (the
-interpreter's default: 700); see ``collector_for_serving``."""
-
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "malformed: the detail says what to fix"},
     403: {"model": ErrorOut, "description": "wrong or missing seat token"},
@@ -107,39 +100,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 SEAT_ANSWERS: dict[int | str, dict[str, Any]] = {
     **{k: ERRORS[k] for k in (400, 403, 404, 409)}, **SEAT_LIMITED}
 """The documented answers of join, start, leave and close."""
-
-
-@contextmanager
-def collector_for_serving() -> Iterator[None]:
-    """The garbage collector set for a long-running server, put back as it was after.
-
-    What exists at startup (the imported libraries: some hundred thousand objects) lives as
-    long as the process: frozen, out of the collector's sight, a full collection no longer
-    scans it. Under load (benchmarks/load.py) full collections paused every request for
-    100-200 ms before, 25-110 ms after (the connections and games remain).
-
-    Those remain because a full collection scans every live object: some 280 per WebSocket
-    connection (the server stack's tasks, coroutines, queues), 70,000 with 250 people,
-    50-100 ms on a slow machine. By default one comes every 10 collections of the middle
-    generation (every 20-30 s under load); after ``FULL_COLLECTION_EVERY`` (every few
-    minutes) the same pause reaches a tenth as many requests, while the young collections,
-    which free most cyclic garbage, still run.
-
-    Those come after ``YOUNG_COLLECTION_AFTER`` new objects instead of 700: a move makes
-    some 170 actions for each legal list, so the young generation was collected several
-    times a move, and the middle one (3-4 ms a pause here) every few moves. Measured in a
-    30-s load run: 700 young and 64 middle collections, 0.46 s in all, against 288 and 26,
-    0.22 s (most of what a young collection finds is gone by the time it looks).
-    """
-    young, middle, full = gc.get_threshold()
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(YOUNG_COLLECTION_AFTER, middle, FULL_COLLECTION_EVERY)
-    try:
-        yield
-    finally:
-        gc.set_threshold(young, middle, full)
-        gc.unfreeze()
 
 
 def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
@@ -221,7 +181,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
                                               idle_after)),
                     create_task(timers.watch(timer_every))]
         async with reviewer_running(reviewer):
-            with collector_for_serving():
+            with interpreter_for_serving():
                 yield
         for sweeper in sweepers:
             sweeper.cancel()

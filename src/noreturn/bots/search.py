@@ -21,7 +21,9 @@ second's worlds are few: a search that followed every lucky sample was no strong
 the plan it plays out (25.5% a seat against medium's 27.0% with four players). Near the
 plan's switch (``plan.near_switch``) its rule is least sure, and medium itself weighs the
 switch there rather than follow it: there the plain winner is played (``trust_near``),
-which judged by an oracle gained +0.004 win share a decision (docs/bots.md).
+which judged by an oracle gained +0.004 win share a decision (docs/bots.md). There, with
+``shifts``, the search also weighs plans for its own switch (``switch_options``): the plan
+with its switch moved by so many turns, for this move and the rest of the game.
 
 The value of a playout is a win (1, shared 1/k) blended with the margin over the best other
 seat, so the search prefers a big win to a narrow one and a narrow loss to a big one.
@@ -31,7 +33,8 @@ times that on the wall clock: ``WALL_CAP``) or
 ``search:iterations=N`` (sampled worlds per decision: the same seed gives the same move),
 ``win=0.5`` (weight of the win against the margin), ``trust=1.0`` (standard errors a move
 must beat the plan's choice by; 0: the plain winner), ``trust_near=0`` (the same near the
-switch), ``scale=60`` (points of margin that
+switch), ``shifts=-2/-4/2`` (the own switch's shifts searched near it, in turns;
+negative: later; none by default), ``scale=60`` (points of margin that
 count as half a win; beyond half of it either way the margin is clipped). The clip makes
 a bot far ahead play to win rather than to win big; ``search:win=0,scale=1000,trust=0``
 plays for the expected margin alone, the very value ``noreturn review`` measures moves by.
@@ -42,7 +45,8 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from random import Random
 
 from noreturn.bots import plan
@@ -51,6 +55,7 @@ from noreturn.engine import (
     TILE_COLOUR,
     TILE_VALUE,
     Action,
+    Decision,
     Declare,
     Exchange,
     GameState,
@@ -88,6 +93,10 @@ MULLIGAN_LOWS = range(8)
 MULLIGAN_COLOUR_RULES = tuple((colours, weak) for colours in (1, 2, 3) for weak in (7, 11))
 """The mulligans searched by colour (``plan.set_aside``): besides the plan's low tiles,
 the tiles up to ``weak`` outside the ``colours`` strongest colours (11: all of them)."""
+
+
+Policy = Callable[[GameState, Random], Decision]
+"""A playout policy (``engine.playout``'s slot): the decision tuple for the seat to move."""
 
 
 def outcome(state: GameState, seat: int) -> tuple[int, float]:
@@ -149,6 +158,43 @@ def candidates(state: GameState, legal: Sequence[Action]) -> list[Action]:
     return [a for a in dict.fromkeys(chosen) if a in allowed] or list(legal)
 
 
+def shifted(p: plan.Params, by: float) -> plan.Params:
+    """The plan's constants with its switch ``by`` turns earlier (negative: later): the
+    margin of scoring turns it keeps in hand, its solo set's too."""
+    solo = None if p.solo is None else replace(p.solo, margin=p.solo.margin + by)
+    return replace(p, margin=p.margin + by, solo=solo)
+
+
+def own_switch(seat: int, p: plan.Params) -> Policy:
+    """A playout policy: ``seat`` plays the plan with the constants ``p``, the others the
+    plan as tuned."""
+    def policy(state: GameState, rng: Random) -> Decision:
+        return plan.decide(state, p) if state.to_move == seat else plan.choose(state, rng)
+    return policy
+
+
+def switch_options(state: GameState, legal: Sequence[Action],
+                   shifts: Sequence[float]) -> list[tuple[Action, Policy]]:
+    """Moves paired with a switch of the mover's own for the rest of the game: the plan
+    with its switch shifted by each of ``shifts`` turns, its move now and its play after.
+
+    A candidate alone is judged by playouts in which the plan's switch follows it: "not
+    now" is then "one turn later", since the rule declares again next turn. The oracle
+    that played every candidate with the true hands found the plan's declarations the
+    moves it faults most (it would have waited at 21 of 47, a quarter of a win each), and
+    waiting pays only if it goes on; such a pair is a plan for the switch, searched."""
+    seat = state.to_move
+    allowed = set(legal)
+    base = plan.params_for(state.rules.players)
+    paired: list[tuple[Action, Policy]] = []
+    for by in shifts:
+        p = shifted(base, by)
+        action = to_action(plan.decide(state, p))
+        if action in allowed:
+            paired.append((action, own_switch(seat, p)))
+    return paired
+
+
 def _exchanges(state: GameState, p: plan.Params) -> list[Action]:
     """Exchanges of the one, two, ... least useful tiles (as the plan ranks them)."""
     seat = state.to_move
@@ -177,8 +223,10 @@ class SearchBot:
 
     def __init__(self, seconds: float = 1.0, iterations: int | None = None,
                  win_weight: float = 0.5, trust: float = TRUST,
-                 margin_scale: float = MARGIN_SCALE, trust_near: float = TRUST_NEAR) -> None:
+                 margin_scale: float = MARGIN_SCALE, trust_near: float = TRUST_NEAR,
+                 shifts: Sequence[float] = ()) -> None:
         self.trust = trust
+        self.shifts = tuple(shifts)
         self.trust_near = trust_near
         self.seconds = seconds
         self.iterations = iterations
@@ -193,14 +241,18 @@ class SearchBot:
             return legal[0]
         seat = view.seat or 0
         first = sample_world(view, rng)
-        options = candidates(first, legal)
+        options: list[tuple[Action, Policy]] = [(action, plan.choose)
+                                                for action in candidates(first, legal)]
+        near = plan.near_switch(first)
+        if near and self.shifts:
+            options += switch_options(first, legal, self.shifts)
         if len(options) == 1:
-            return options[0]
-        trust = self.trust_near if plan.near_switch(first) else self.trust
-        return options[self._halving(view, seat, options, rng, trust)]
+            return options[0][0]
+        trust = self.trust_near if near else self.trust
+        return options[self._halving(view, seat, options, rng, trust)][0]
 
-    def _halving(self, view: View, seat: int, options: list[Action], rng: Random,
-                 trust: float) -> int:
+    def _halving(self, view: View, seat: int, options: list[tuple[Action, Policy]],
+                 rng: Random, trust: float) -> int:
         """The index of the winner of sequential halving among ``options`` (the plan's own
         choice first): the plan's choice unless the winner beats it by ``trust``."""
         alive = list(range(len(options)))
@@ -220,8 +272,9 @@ class SearchBot:
                 seed = rng.random()
                 for index in alive:
                     state = world.clone()
-                    state.apply(options[index])
-                    playout(state, Random(seed), plan.choose)
+                    action, policy = options[index]
+                    state.apply(action)
+                    playout(state, Random(seed), policy)
                     value = reward(state, seat, self.win_weight, self.margin_scale)
                     totals[index] += value
                     counts[index] += 1
@@ -250,7 +303,8 @@ class SearchBot:
                     "search:iterations=N (worlds per move)")
 def _search(options: str) -> SearchBot:
     values = parse_options(options, {"time": float, "iterations": int, "win": float,
-                                     "trust": float, "scale": float, "trust_near": float})
+                                     "trust": float, "scale": float, "trust_near": float,
+                                     "shifts": str})
     scale = float(values.get("scale", MARGIN_SCALE))
     if not scale > 0:
         raise BotError(f"bot option scale={scale:g}: the margin scale must be above 0")
@@ -258,4 +312,15 @@ def _search(options: str) -> SearchBot:
                      trust=float(values.get("trust", TRUST)),
                      iterations=int(values["iterations"]) if "iterations" in values else None,
                      win_weight=float(values.get("win", 0.5)), margin_scale=scale,
-                     trust_near=float(values.get("trust_near", TRUST_NEAR)))
+                     trust_near=float(values.get("trust_near", TRUST_NEAR)),
+                     shifts=parse_shifts(str(values.get("shifts", ""))))
+
+
+def parse_shifts(text: str) -> tuple[float, ...]:
+    """``shifts=-2/-4/2``: the turns by which the own switch is shifted in the searched
+    plans for it (``switch_options``; negative: later)."""
+    try:
+        return tuple(float(part) for part in text.split("/") if part.strip())
+    except ValueError:
+        raise BotError(f"bot option shifts={text}: use turns separated by '/', e.g. "
+                       "shifts=-2/-4/2") from None

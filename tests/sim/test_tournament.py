@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib
+import io
 import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from noreturn.bots import BotError, register
@@ -17,7 +19,7 @@ from noreturn.engine import Rules, compiled
 from noreturn.records import check_record, read_record
 from noreturn.sim import backends
 from noreturn.sim.backends import BackendError
-from noreturn.sim.report import tournament_command
+from noreturn.sim.report import duration, log_lines, tournament_command
 from noreturn.sim.tournament import (
     Settings,
     TournamentError,
@@ -129,6 +131,28 @@ def test_stronger_bot_rates_higher_and_margins_mirror_in_two_player_games() -> N
     assert greedy["rating"] > 1500 > random_bot["rating"]
     assert greedy["mean_margin"] == pytest.approx(-random_bot["mean_margin"])
     assert greedy["win_rate"] > random_bot["win_rate"]
+
+
+def test_a_run_written_to_a_log_says_how_far_it_is_every_tenth_of_the_games() -> None:
+    """No terminal, no bar: a line at every tenth of the games, with the time so far and
+    about the time left at that pace."""
+    out = io.StringIO()
+    played = [0]  # each game takes 30 s on this clock
+    advance = log_lines(Console(file=out, width=80), 25, clock=lambda: 30.0 * played[0])
+    for _ in range(25):
+        played[0] += 1
+        advance(None)  # type: ignore[arg-type]  # the callback reads no field of the game
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "played 2/25 games in 1 min 00 s, about 11 min 30 s left"
+    assert len(lines) == 13 and lines[-1].startswith("played 25/25 games in 12 min 30 s")
+    assert duration(42.4) == "42 s" and duration(5530) == "1 h 32 min"
+
+
+def test_the_command_prints_progress_lines_where_no_bar_can_show() -> None:
+    out = io.StringIO()
+    assert tournament_command(settings("random,greedy", 2, 4), console=Console(
+        file=out, width=80)) == 0
+    assert "played 4/4 games in" in out.getvalue()
 
 
 def test_results_json_png_and_records(tmp_path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rich import box
@@ -21,6 +23,7 @@ from noreturn.files import OutputDir, OutputError
 from noreturn.sim.stats import wilson_interval
 from noreturn.sim.tournament import (
     BotStats,
+    GameSummary,
     Schedule,
     Settings,
     Tournament,
@@ -86,12 +89,45 @@ def plan_text(settings: Settings, plan: Schedule) -> str:
 def _run_with_progress(
     settings: Settings, plan: Schedule, records_dir: OutputDir | None, console: Console
 ) -> Tournament:
-    """Play the tournament with a bar that advances as each game finishes."""
+    """Play the tournament with a bar that advances as each game finishes; where the
+    output is no terminal (a log, a pipe), where a bar shows nothing, with ``log_lines``."""
+    if not console.is_terminal:
+        return run_tournament(settings, records_dir, log_lines(console, len(plan.tasks)), plan)
     columns = (TextColumn("playing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("games", total=len(plan.tasks))
         return run_tournament(settings, records_dir, lambda _: progress.advance(task), plan)
+
+
+def log_lines(console: Console, total: int, lines: int = 10,
+              clock: Callable[[], float] = time.monotonic) -> Callable[[GameSummary], None]:
+    """A game-finished callback that prints a line at every ``lines``-th part of the
+    ``total`` games: how many are played, in how long, about how long the rest takes (at
+    the pace so far). A long run written to a log so says how far it is."""
+    began, done = clock(), 0
+    every = max(1, total // lines)
+
+    def advance(_game: GameSummary) -> None:
+        nonlocal done
+        done += 1
+        if done % every and done != total:
+            return
+        elapsed = clock() - began
+        console.print(f"played {done}/{total} games in {duration(elapsed)}, about "
+                      f"{duration(elapsed / done * (total - done))} left",
+                      markup=False, highlight=False)
+    return advance
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` as a person reads it: 42 s, 7 min 05 s, 1 h 32 min."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
 
 
 def results_table(tournament: Tournament, stats: list[BotStats]) -> Table:

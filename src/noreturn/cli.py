@@ -307,6 +307,24 @@ def tournament(
     raise typer.Exit(tournament_command(settings, out, records))
 
 
+@app.command()
+def compare(
+    runs: Annotated[list[Path], typer.Argument(
+        help="tournaments' --out folders (or their results.json)")],
+    bot: Annotated[str | None, typer.Option(help="a bot to pair game by game (name or spec)")
+                   ] = None,
+    against: Annotated[str | None, typer.Option(
+        help="the bot it is paired against: at the same tables, or in runs on the same "
+             "deals (--seed, --players, --rules alike)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
+) -> None:
+    """Tournaments read again: every bot pooled over the runs (other seeds add up), and
+    two bots paired on the same games, a difference with its standard error."""
+    from noreturn.sim.compare_report import compare_command  # noqa: PLC0415 - fast startup
+
+    raise typer.Exit(compare_command(runs, bot, against, as_json))
+
+
 study_app = typer.Typer(
     help="Studies of the game's big decisions, by restricted self-play on paired deals.",
     no_args_is_help=True,

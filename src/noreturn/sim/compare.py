@@ -1,0 +1,226 @@
+"""``noreturn compare``: tournaments read again from their results.json, pooled and paired.
+
+A hundred games cannot tell 47% from 50%: the luck of the deals drowns what a change to a
+bot is worth. Two ways out, both from files a tournament already wrote:
+
+* **Pooled.** Runs of the same bots on other deals (other seeds) add up: each bot's games,
+  win rate with its 95% interval, mean score and margin over all of them.
+* **Paired.** Two bots compared game by game on the same deals: in one run where both sit
+  at the table (``hard`` and ``hard-shifts`` at one four-player table), or in two runs made
+  on the same deals (``--seed`` and table alike), one with each bot. The luck of a deal
+  falls on both, so their difference has a far smaller error than their win rates. Games
+  are matched by table size, rules, seed, lineup number, deal and rotation; a bot with
+  several seats at a table counts their mean. The standard error treats the games of one
+  deal (its rotations) as one sample, since they share its tiles.
+
+A bot is named as in the tournament's table (``name=``) or by its whole spec.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from noreturn.engine import NoReturnError
+from noreturn.sim.stats import Z95, wilson_interval
+
+FORMAT = "noreturn-tournament"
+GAME_KEYS = ("lineup", "deal", "rotation", "seats", "scores", "ranks")
+
+GameKey = tuple[int, str, int, int, int, int]
+"""A game's place in its schedule: players, rules, seed, lineup, deal, rotation."""
+
+
+class CompareError(NoReturnError):
+    """A results file that cannot be read or compared; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One tournament's results.json: its games and the names of its bots."""
+
+    path: Path
+    players: int
+    rules: str
+    seed: int
+    names: dict[str, str]
+    """Spec -> name, as the tournament's table showed them."""
+    games: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One bot's result in one game: the mean over its seats there."""
+
+    win: float
+    """1 for first place (shared or not), as the tournament counts a win."""
+    margin: float
+    score: float
+
+
+@dataclass
+class Pooled:
+    """One bot over every run: a seat played is a game, as in the tournament's table."""
+
+    name: str
+    games: int = 0
+    wins: int = 0
+    score: float = 0.0
+    margin: float = 0.0
+
+    def interval(self) -> tuple[float, float]:
+        """The win rate's 95% Wilson interval."""
+        return wilson_interval(self.wins, self.games)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Two bots on the same games: their means there and the difference's error."""
+
+    games: int
+    deals: int
+    first: Outcome
+    second: Outcome
+    win_se: float
+    margin_se: float
+    score_se: float
+
+
+def load_run(path: Path) -> Run:
+    """A tournament's results: ``path`` is its results.json or the folder (``--out``)."""
+    file = path / "results.json" if path.is_dir() else path
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CompareError(f"{file}: no such file; give a tournament's --out folder or its "
+                           "results.json") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CompareError(f"{file}: not a readable JSON file ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CompareError(f"{file}: not a tournament's results (format {FORMAT!r} expected)")
+    try:
+        games = [_checked_game(game) for game in data["per_game"]]
+        names = {str(bot["spec"]): str(bot["name"]) for bot in data["bots"]}
+        return Run(file, int(data["players"]), json.dumps(data["rules"], sort_keys=True),
+                   int(data["seed"]), names, games)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CompareError(f"{file}: a tournament's results with a missing or malformed "
+                           f"field ({exc})") from None
+
+
+def _checked_game(game: Any) -> dict[str, Any]:
+    """One entry of ``per_game``, with the fields a comparison reads of the right shape."""
+    if not isinstance(game, dict) or any(key not in game for key in GAME_KEYS):
+        raise ValueError(f"a game lacks one of {', '.join(GAME_KEYS)}")
+    seats, scores, ranks = game["seats"], game["scores"], game["ranks"]
+    if not (isinstance(seats, list) and isinstance(scores, list) and isinstance(ranks, list)
+            and len(seats) == len(scores) == len(ranks) >= 2):
+        raise ValueError(f"game {game.get('game')}: seats, scores and ranks do not match")
+    return game
+
+
+def bot_name(run: Run, spec: str) -> str:
+    """The name a seat's spec had in the tournament's table."""
+    return run.names.get(spec, spec)
+
+
+def pooled(runs: Sequence[Run]) -> list[Pooled]:
+    """Every bot's tally over ``runs``, in the order they first appear; the runs must share
+    the table size and rules, since a win rate means another thing at another table."""
+    sizes = {(run.players, run.rules) for run in runs}
+    if len(sizes) > 1:
+        raise CompareError("these runs differ in players or rules: pool and pair runs of "
+                           f"one table ({', '.join(str(run.path) for run in runs)})")
+    tallies: dict[str, Pooled] = {}
+    for run in runs:
+        for game in run.games:
+            scores = game["scores"]
+            for seat, spec in enumerate(game["seats"]):
+                tally = tallies.setdefault(bot_name(run, spec), Pooled(bot_name(run, spec)))
+                tally.games += 1
+                tally.wins += game["ranks"][seat] == 1
+                tally.score += scores[seat]
+                tally.margin += scores[seat] - max(s for i, s in enumerate(scores)
+                                                   if i != seat)
+    return list(tallies.values())
+
+
+def known_names(runs: Sequence[Run]) -> list[str]:
+    """The bots' names over ``runs``, for an error that says which names exist."""
+    return list(dict.fromkeys(name for run in runs for name in run.names.values()))
+
+
+def outcomes(runs: Sequence[Run], bot: str) -> dict[GameKey, Outcome]:
+    """``bot``'s result in each game it played (by name or spec), keyed by its schedule."""
+    found: dict[GameKey, Outcome] = {}
+    where: dict[GameKey, Path] = {}
+    for run in runs:
+        for game in run.games:
+            seats = [i for i, spec in enumerate(game["seats"])
+                     if bot in (spec, bot_name(run, spec))]
+            if not seats:
+                continue
+            key = (run.players, run.rules, run.seed, int(game["lineup"]), int(game["deal"]),
+                   int(game["rotation"]))
+            if key in found:
+                raise CompareError(
+                    f"{bot} plays the same game (seed {run.seed}, deal {game['deal']}, "
+                    f"rotation {game['rotation']}) in {where[key]} and {run.path}: pool "
+                    "runs of other seeds, or compare them as two bots")
+            found[key], where[key] = _outcome(game, seats), run.path
+    if not found:
+        raise CompareError(f"no bot {bot!r} in these runs; they hold "
+                           f"{', '.join(known_names(runs))}")
+    return found
+
+
+def _outcome(game: Mapping[str, Any], seats: Sequence[int]) -> Outcome:
+    """The mean result of ``seats`` in ``game``."""
+    scores = game["scores"]
+    wins = margins = total = 0.0
+    for seat in seats:
+        wins += game["ranks"][seat] == 1
+        margins += scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
+        total += scores[seat]
+    return Outcome(wins / len(seats), margins / len(seats), total / len(seats))
+
+
+def paired(first: Mapping[GameKey, Outcome], second: Mapping[GameKey, Outcome]) -> Paired:
+    """``first`` against ``second`` on the games both played."""
+    keys = sorted(set(first) & set(second))
+    if not keys:
+        raise CompareError("the two bots share no game: pair runs made with the same "
+                           "--seed, --players, --rules and number of bots")
+    by_deal: dict[tuple[int, str, int, int], list[GameKey]] = defaultdict(list)
+    for key in keys:
+        by_deal[key[:3] + key[4:5]].append(key)
+    clusters = list(by_deal.values())
+    n = len(keys)
+
+    def means_and_se(field: str) -> tuple[float, float, float]:
+        ones = {k: float(getattr(first[k], field)) for k in keys}
+        others = {k: float(getattr(second[k], field)) for k in keys}
+        mean = sum(ones[k] - others[k] for k in keys) / n
+        spread = sum(sum(ones[k] - others[k] - mean for k in cluster) ** 2
+                     for cluster in clusters)
+        se = (math.sqrt(spread * len(clusters) / (len(clusters) - 1)) / n
+              if len(clusters) > 1 else math.nan)
+        return sum(ones.values()) / n, sum(others.values()) / n, se
+
+    win, margin, score = (means_and_se(field) for field in ("win", "margin", "score"))
+    return Paired(n, len(clusters), Outcome(win[0], margin[0], score[0]),
+                  Outcome(win[1], margin[1], score[1]), win[2], margin[2], score[2])
+
+
+def interval(difference: float, se: float) -> tuple[float, float]:
+    """The normal 95% interval of a paired difference."""
+    return difference - Z95 * se, difference + Z95 * se
+
+
+__all__ = ["CompareError", "Outcome", "Paired", "Pooled", "Run", "interval", "known_names",
+           "load_run", "outcomes", "paired", "pooled"]

@@ -1,0 +1,106 @@
+"""What ``noreturn compare`` shows: the pooled table and the paired difference."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from noreturn.sim.compare import (
+    CompareError,
+    Paired,
+    Pooled,
+    Run,
+    interval,
+    load_run,
+    outcomes,
+    paired,
+    pooled,
+)
+
+
+def compare_command(paths: Sequence[Path], bot: str | None = None,
+                    against: str | None = None, as_json: bool = False,
+                    console: Console | None = None, errors: Console | None = None) -> int:
+    """Pool the runs and, given two bots, pair them game by game; the exit status (2: a
+    file or a bot that cannot be compared, said on ``errors``)."""
+    console = console or Console()
+    errors = errors or Console(stderr=True)
+    try:
+        if against is not None and bot is None:
+            raise CompareError("--against needs --bot: the bot compared against it")
+        runs = [load_run(path) for path in paths]
+        tallies = pooled(runs)
+        pair = paired(outcomes(runs, bot), outcomes(runs, against)) if bot and against else None
+    except CompareError as exc:
+        errors.print(f"noreturn compare: {exc}", markup=False, highlight=False,
+                     soft_wrap=True)
+        return 2
+    if as_json:
+        console.print_json(json.dumps(_json(runs, tallies, bot, against, pair)))
+        return 0
+    console.print(pooled_table(runs, tallies))
+    if pair is not None and bot is not None and against is not None:
+        console.print(paired_table(pair, bot, against))
+    return 0
+
+
+def pooled_table(runs: Sequence[Run], tallies: Sequence[Pooled]) -> Table:
+    """Each bot over every run: games (seats played), win rate, mean score and margin."""
+    seeds = [str(seed) for seed in dict.fromkeys(run.seed for run in runs)]
+    title = (f"{len(runs)} run{'s' * (len(runs) > 1)} pooled "
+             f"(seed{'s' * (len(seeds) > 1)} {', '.join(seeds)})")
+    table = Table(title=title, box=box.SIMPLE_HEAD)
+    if len(seeds) < len(runs):
+        table.caption = ("runs share a seed: a bot that plays in two of them counts the "
+                         "same deals twice")
+    for column in ("bot", "games", "win rate (95%)", "score", "margin"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for tally in tallies:
+        low, high = tally.interval()
+        rate = tally.wins / tally.games if tally.games else 0.0
+        table.add_row(tally.name, str(tally.games),
+                      f"{rate:.1%} ({low:.1%}-{high:.1%})",
+                      f"{tally.score / tally.games:.1f}", f"{tally.margin / tally.games:+.1f}")
+    return table
+
+
+def paired_table(pair: Paired, bot: str, against: str) -> Table:
+    """``bot`` against ``against`` on the same games: both means and the difference."""
+    table = Table(title=f"{bot} against {against}, game by game: {pair.games} games on "
+                        f"{pair.deals} deals", box=box.SIMPLE_HEAD)
+    for column in ("", bot, against, "difference (95%)", "SE"):
+        table.add_column(column, justify="left" if not column else "right")
+    rows = (("win rate", pair.first.win, pair.second.win, pair.win_se, 100.0),
+            ("margin", pair.first.margin, pair.second.margin, pair.margin_se, 1.0),
+            ("score", pair.first.score, pair.second.score, pair.score_se, 1.0))
+    for label, mine, theirs, se, unit in rows:
+        low, high = interval(mine - theirs, se)
+        suffix = " points" if unit == 100.0 else ""
+        shown = "{:.1f}%" if unit == 100.0 else "{:.1f}"
+        table.add_row(label, shown.format(mine * unit), shown.format(theirs * unit),
+                      f"{(mine - theirs) * unit:+.1f} ({low * unit:+.1f} to "
+                      f"{high * unit:+.1f}){suffix}",
+                      "-" if math.isnan(se) else f"{se * unit:.1f}")
+    return table
+
+
+def _json(runs: Sequence[Run], tallies: Sequence[Pooled], bot: str | None,
+          against: str | None, pair: Paired | None) -> dict[str, object]:
+    """The comparison as one JSON object (``--json``)."""
+    data: dict[str, object] = {"runs": [str(run.path) for run in runs], "pooled": [
+        {"name": t.name, "games": t.games, "wins": t.wins,
+         "win_rate": t.wins / t.games if t.games else 0.0, "ci_low": t.interval()[0],
+         "ci_high": t.interval()[1], "mean_score": t.score / t.games if t.games else 0.0,
+         "mean_margin": t.margin / t.games if t.games else 0.0} for t in tallies]}
+    if pair is not None:
+        fields = {key: None if isinstance(value, float) and math.isnan(value) else value
+                  for key, value in asdict(pair).items()}
+        data["paired"] = {"bot": bot, "against": against, **fields}
+    return data

@@ -1,0 +1,174 @@
+"""``noreturn compare``: tournaments pooled over runs and bots paired game by game."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from noreturn.cli import app
+from noreturn.engine import Rules
+from noreturn.sim.compare import CompareError, load_run, outcomes, paired, pooled
+from noreturn.sim.tournament import (
+    Settings,
+    bot_stats,
+    results_json,
+    run_tournament,
+    split_specs,
+    write_results,
+)
+
+runner = CliRunner()
+SMALL = "colors=3,max_value=6,hand_size=4"
+
+
+def real_run(folder: Path, bots: str, seed: int, games: int = 12, players: int = 2) -> Path:
+    """A small tournament's results.json, written as ``--out`` writes it."""
+    setup = Settings(tuple(split_specs(bots)), Rules.parse(SMALL, players=players), games,
+                     seed, workers=1)
+    tournament = run_tournament(setup)
+    folder.mkdir()
+    write_results(results_json(tournament, bot_stats(tournament)), folder / "results.json")
+    return folder
+
+
+def game(deal: int, rotation: int, seats: list[str], scores: list[int]) -> dict[str, Any]:
+    """One entry of ``per_game``, ranked by its scores."""
+    ranks = [1 + sum(other > score for other in scores) for score in scores]
+    return {"game": 2 * deal + rotation, "lineup": 0, "deal": deal, "rotation": rotation,
+            "seats": seats, "scores": scores, "ranks": ranks, "turns": 30,
+            "start_player": 0, "forfeits": []}
+
+
+def hand_made(path: Path, games: list[dict[str, Any]], seed: int = 1,
+              players: int = 2) -> Path:
+    """A results.json with the fields a comparison reads, and these games."""
+    bots = [{"name": "A", "spec": "search:time=3,name=A"}, {"name": "b", "spec": "b"}]
+    data = {"format": "noreturn-tournament", "version": 1, "players": players, "seed": seed,
+            "rules": {"players": players}, "bots": bots, "per_game": games}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+A = "search:time=3,name=A"
+TWO_DEALS = [game(0, 0, [A, "b"], [100, 90]), game(0, 1, ["b", A], [80, 85]),
+             game(1, 0, [A, "b"], [70, 75]), game(1, 1, ["b", A], [60, 60])]
+
+
+def test_paired_means_and_the_error_of_deal_clusters(tmp_path: Path) -> None:
+    """Differences of margin per game: +20, +10, -10, 0; per deal +30 and -10 around a mean
+    of +5 a game, so the clustered SE is sqrt(2 * ((30-10)^2 + (-10-10)^2)) / 4 = 10."""
+    run = load_run(hand_made(tmp_path / "r.json", TWO_DEALS))
+    pair = paired(outcomes([run], "A"), outcomes([run], "b"))
+    assert (pair.games, pair.deals) == (4, 2)
+    assert pair.first.margin == pytest.approx(5 / 2) and pair.second.margin == -2.5
+    assert pair.margin_se == pytest.approx(10.0)
+    assert pair.first.win == 0.75 and pair.second.win == 0.5  # the tie is a win for both
+    assert pair.first.score == pytest.approx(78.75) and pair.second.score == 76.25
+
+
+def test_a_bot_is_named_by_its_name_or_its_spec(tmp_path: Path) -> None:
+    run = load_run(hand_made(tmp_path / "r.json", TWO_DEALS))
+    assert outcomes([run], "A") == outcomes([run], A)
+
+
+def test_one_deal_has_no_error_to_give(tmp_path: Path) -> None:
+    run = load_run(hand_made(tmp_path / "r.json", TWO_DEALS[:2]))
+    assert math.isnan(paired(outcomes([run], "A"), outcomes([run], "b")).win_se)
+
+
+def test_a_bot_with_two_seats_counts_their_mean(tmp_path: Path) -> None:
+    four = [game(0, 0, ["b", A, "b", A], [50, 70, 60, 40])]
+    run = load_run(hand_made(tmp_path / "r.json", four, players=4))
+    mine = next(iter(outcomes([run], "A").values()))
+    assert (mine.win, mine.margin, mine.score) == (0.5, (10 - 30) / 2, 55.0)
+
+
+def test_pooled_over_seeds_adds_up_each_runs_table(tmp_path: Path) -> None:
+    runs = [load_run(real_run(tmp_path / f"s{seed}", "random,greedy", seed))
+            for seed in (1, 2)]
+    tallies = {t.name: t for t in pooled(runs)}
+    for name in ("random", "greedy"):
+        tables = [json.loads(run.path.read_text())["bots"] for run in runs]
+        rows = [next(b for b in table if b["name"] == name) for table in tables]
+        assert tallies[name].games == sum(row["games"] for row in rows) == 24
+        assert tallies[name].wins == sum(row["wins"] for row in rows)
+        assert tallies[name].margin == pytest.approx(
+            sum(row["mean_margin"] * row["games"] for row in rows))
+
+
+def test_two_runs_on_the_same_deals_pair_game_by_game(tmp_path: Path) -> None:
+    """greedy in one run and random in the other, each against medium on the same deals."""
+    one = load_run(real_run(tmp_path / "greedy", "greedy,medium", seed=4))
+    two = load_run(real_run(tmp_path / "random", "random,medium", seed=4))
+    pair = paired(outcomes([one, two], "greedy"), outcomes([one, two], "random"))
+    assert (pair.games, pair.deals) == (12, 6)
+    greedy = next(b for b in json.loads(one.path.read_text())["bots"] if b["name"] == "greedy")
+    assert pair.first.margin == pytest.approx(greedy["mean_margin"])
+    other = load_run(real_run(tmp_path / "other", "random,medium", seed=5))
+    with pytest.raises(CompareError, match="share no game"):
+        paired(outcomes([one, other], "greedy"), outcomes([one, other], "random"))
+
+
+def test_the_same_game_twice_for_one_bot_is_refused(tmp_path: Path) -> None:
+    runs = [load_run(hand_made(tmp_path / f"{i}.json", TWO_DEALS)) for i in (1, 2)]
+    with pytest.raises(CompareError, match="plays the same game"):
+        outcomes(runs, "b")
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "no such file"),
+    ("{not json", "not a readable JSON file"),
+    ('{"format": "noreturn-record"}', "not a tournament's results"),
+    ('{"format": "noreturn-tournament", "players": 2}', "missing or malformed field"),
+    ('{"format": "noreturn-tournament", "players": 2, "seed": 0, "rules": {}, "bots": [], '
+     '"per_game": [{"lineup": 0}]}', "missing or malformed field"),
+    ('{"format": "noreturn-tournament", "players": 2, "seed": 0, "rules": {}, "bots": [], '
+     '"per_game": [{"lineup": 0, "deal": 0, "rotation": 0, "seats": ["a"], "scores": [1, 2],'
+     ' "ranks": [1, 2]}]}', "do not match"),
+])
+def test_a_bad_file_is_refused_with_what_is_wrong(tmp_path: Path, content: str | None,
+                                                  message: str) -> None:
+    path = tmp_path / "results.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(CompareError, match=message):
+        load_run(path)
+
+
+def test_runs_of_other_tables_are_not_pooled(tmp_path: Path) -> None:
+    runs = [load_run(hand_made(tmp_path / "2.json", TWO_DEALS)),
+            load_run(hand_made(tmp_path / "4.json", TWO_DEALS, seed=2, players=4))]
+    with pytest.raises(CompareError, match="differ in players or rules"):
+        pooled(runs)
+
+
+def test_the_command_prints_both_tables_and_json(tmp_path: Path) -> None:
+    path = hand_made(tmp_path / "r.json", TWO_DEALS)
+    shown = runner.invoke(app, ["compare", str(path), "--bot", "A", "--against", "b"],
+                          env={"COLUMNS": "80"})
+    assert shown.exit_code == 0, shown.output
+    assert "1 run pooled (seed 1)" in shown.output
+    assert "A against b, game by game: 4 games on 2 deals" in shown.output
+    assert "+25.0" in shown.output  # the win rates' difference, in points
+    data = json.loads(runner.invoke(app, ["compare", str(path), "--bot", "A", "--against",
+                                          "b", "--json"]).output)
+    assert data["paired"]["margin_se"] == pytest.approx(10.0)
+    assert [row["name"] for row in data["pooled"]] == ["A", "b"]
+    assert data["pooled"][1]["win_rate"] == 0.5
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--against", "b"], "--against needs --bot"),
+    (["--bot", "nobody", "--against", "b"], "no bot 'nobody' in these runs; they hold A, b"),
+])
+def test_the_command_says_what_is_wrong(tmp_path: Path, arguments: list[str],
+                                        message: str) -> None:
+    path = hand_made(tmp_path / "r.json", TWO_DEALS)
+    result = runner.invoke(app, ["compare", str(path), *arguments])
+    assert result.exit_code == 2
+    assert message in result.output

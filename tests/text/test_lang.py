@@ -14,7 +14,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
 import noreturn
-from noreturn.cli import Lang
+from noreturn.cli_options import Lang
 from noreturn.engine import RULE_CODES, Refusal
 from noreturn.text.lang import (
     DEFAULT,

@@ -3,6 +3,7 @@ and real ``noreturn serve`` processes."""
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import subprocess
@@ -11,17 +12,35 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from random import Random
 from typing import IO, Any, Protocol
 
 import anyio
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import Action, GameState, View, make_tile, tile_code, view
 from noreturn.records import Record, replay_states
+from noreturn.server.broadcast import redis_problem
+
+REDIS_URL = os.environ.get("NORETURN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+"""The Redis the tests of several processes use (skipped, with the reason, without it)."""
+
+
+@cache
+def _redis_problem() -> str | None:
+    return redis_problem(REDIS_URL, timeout=2)
+
+
+def need_redis() -> None:
+    """Skip the calling test, saying why, when ``REDIS_URL`` is unreachable."""
+    problem = _redis_problem()
+    if problem:
+        pytest.skip(f"needs Redis: {problem}")
 
 TIMEOUT = 30.0
 TILE = re.compile(r"(?<![A-Za-z0-9_-])[ROYGBP]\d{1,2}(?![A-Za-z0-9_-])")

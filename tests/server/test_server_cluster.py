@@ -1,45 +1,39 @@
 """Several ``noreturn serve`` processes on one PostgreSQL and one Redis (docs/deploy.md).
 
 Real processes on free ports share a fresh PostgreSQL schema (the conftest's search_path
-trick) and Redis; clients are ``websockets`` connections over TCP. What is shown: a game
-whose seats sit on different processes; a process killed with SIGKILL mid-game, its clients
-finishing on the other one with every acknowledged move kept; simultaneous actions at one
-table (through two processes, a double click, eight threads on two services) applying
-exactly once; a stale bot move refused quietly; the sweep that moves the bots of a game
-nobody drives; the Redis broadcaster carrying notices between processes and recovering
-from a lost connection and from an outage; migrations of processes that start at once;
-deploy/nginx.conf in front of two processes (when nginx is installed).
-
-Each test is skipped, with the reason, when the PostgreSQL or Redis it needs is
-unreachable.
+trick) and Redis; clients are ``websockets`` connections over TCP. Shown: a game whose
+seats sit on different processes; a process killed with SIGKILL mid-game, its clients
+finishing on the other one with every acknowledged move kept; one action sent through two
+processes, and a double click, applied once; deploy/nginx.conf in front of two processes
+(when nginx is installed). Skipped, with the reason, without PostgreSQL or Redis. Services
+on one database: test_server_services.py; the Redis broadcaster: test_server_broadcast.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import secrets
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager, suppress
+from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from random import Random
 from typing import Any
 
 import httpx
 import pytest
+from pgkit import fresh_schema, need_postgres, pg
 from srvkit import (
+    REDIS_URL,
     SMALL,
     StateReader,
     free_port,
+    need_redis,
     newer_than,
     scan,
     settle,
@@ -48,62 +42,17 @@ from srvkit import (
     stop_process,
     wait_serving,
 )
-from typer.testing import CliRunner
 
-from conftest import PG_URL, _with_schema, pg_problem
-from noreturn.cli import app
+from conftest import PG_URL
 from noreturn.engine import parse_action
 from noreturn.records import check_record, replay_states
-from noreturn.server.broadcast import BroadcastError, RedisBroadcaster, redis_problem
-from noreturn.server.db import Base, make_engine, migrate
-from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
-from noreturn.server.service import ConflictError, TableService, hash_token
 
 ws_client = pytest.importorskip("websockets.sync.client",
                                 reason="the websockets package is not installed")
 
-REDIS_URL = os.environ.get("NORETURN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 TIMEOUT = 20.0
 TAKEOVER = 1.0
 """The test processes take over a game that waited on a bot this long (seconds)."""
-
-
-@cache
-def _redis_problem() -> str | None:
-    return redis_problem(REDIS_URL, timeout=2)
-
-
-def need_postgres() -> None:
-    problem = pg_problem()
-    if problem:
-        pytest.skip(f"needs PostgreSQL: {problem}")
-
-
-def pg() -> Any:
-    """The psycopg module (the test is skipped without a reachable PostgreSQL)."""
-    need_postgres()
-    import psycopg  # noqa: PLC0415 - the SQLite-only tests run without it
-
-    return psycopg
-
-
-def need_redis() -> None:
-    problem = _redis_problem()
-    if problem:
-        pytest.skip(f"needs Redis: {problem}")
-
-
-@contextmanager
-def fresh_schema() -> Iterator[tuple[str, str]]:
-    """A new PostgreSQL schema (dropped afterwards): its name and a URL that uses it."""
-    schema = f"nr_cluster_{secrets.token_hex(6)}"
-    with pg().connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"create schema {schema}")
-    try:
-        yield schema, _with_schema(PG_URL, schema)
-    finally:
-        with pg().connect(PG_URL, autocommit=True) as conn:
-            conn.execute(f"drop schema if exists {schema} cascade")
 
 
 class Server:
@@ -496,338 +445,6 @@ def test_a_double_click_applies_once(cluster: Cluster) -> None:
     finally:
         for client in clients.values():
             client.close()
-
-
-@pytest.fixture
-def two_services() -> Iterator[tuple[TableService, TableService]]:
-    """Two services (as two processes would have) on one fresh PostgreSQL schema."""
-    need_postgres()
-    with fresh_schema() as (_schema, url):
-        engines = [make_engine(url), make_engine(url)]
-        migrate(engines[0])
-        try:
-            yield TableService(engines[0]), TableService(engines[1])
-        finally:
-            for engine in engines:
-                engine.dispose()
-
-
-def test_eight_threads_on_two_services_apply_one_action(
-        two_services: tuple[TableService, TableService]) -> None:
-    first, second = two_services
-    created = first.create(CreateTable(seats=[SeatIn(kind="human", name="Ada"),
-                                              SeatIn(kind="human", name="Bo")],
-                                       rules=RulesIn(**SMALL)))
-    table_id = created["table"]["id"]
-    tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
-    for token in tokens.values():
-        first.join(table_id, token, None)
-    first.start(table_id, tokens[0])
-    rng = Random(2)
-    for _round in range(6):
-        state = second.state_message(table_id, None)
-        if state["status"] == "finished":
-            break
-        seat = state["view"]["to_move"]
-        mine = first.state_message(table_id, seat, hash_token(tokens[seat]))
-        version, action = mine["version"], rng.choice(mine["legal"])
-        barrier = threading.Barrier(8)
-        outcomes: list[int | str] = []
-        guard = threading.Lock()
-
-        def act(service: TableService, action: str = action, version: int = version,
-                seat: int = seat, barrier: threading.Barrier = barrier,
-                outcomes: list[int | str] = outcomes, guard: threading.Lock = guard) -> None:
-            barrier.wait()
-            try:
-                outcome: int | str = service.act(table_id, seat, action, version).version
-            except ConflictError as exc:
-                outcome = exc.code
-            with guard:
-                outcomes.append(outcome)
-
-        threads = [threading.Thread(target=act, args=(first if i % 2 else second,))
-                   for i in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=30)
-        assert sorted(outcomes, key=str) == sorted([version + 1] + ["stale"] * 7, key=str)
-        for service in (first, second):
-            assert service.get(table_id)["version"] == version + 1
-            assert service.state_message(table_id, None)["version"] == version + 1
-
-
-def test_processes_starting_at_once_migrate_one_after_the_other() -> None:
-    need_postgres()
-    # Each process imports and connects, says so, then migrates when told: all at once
-    # (without the advisory lock, all but one fail on the duplicate CREATE TABLE).
-    script = ("import sys; from noreturn.server.db import make_engine, migrate; "
-              "engine = make_engine(sys.argv[1]); engine.connect().close(); "
-              "print('ready', flush=True); sys.stdin.readline(); migrate(engine)")
-    with fresh_schema() as (schema, url):
-        processes = [subprocess.Popen([sys.executable, "-c", script, url],
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, text=True) for _ in range(3)]
-        for process in processes:
-            assert process.stdout is not None and process.stdin is not None
-            assert process.stdout.readline().strip() == "ready"
-        for process in processes:
-            assert process.stdin is not None
-            process.stdin.write("go\n")
-            process.stdin.flush()
-        outputs = [process.communicate(timeout=60)[0] for process in processes]
-        assert [p.returncode for p in processes] == [0] * 3, outputs
-        with pg().connect(PG_URL, autocommit=True) as conn:
-            rows = conn.execute(f"select version_num from {schema}.alembic_version").fetchall()
-            tables = conn.execute("select count(*) from information_schema.tables where "
-                                  "table_schema = %s", (schema,)).fetchone()
-        assert len(rows) == 1
-        # every table of the models, and alembic_version
-        assert tables is not None and tables[0] == len(Base.metadata.tables) + 1
-
-
-# -------------------------------------------------------------------- the broadcaster
-@asynccontextmanager
-async def broadcasters(url_one: str = REDIS_URL) -> AsyncIterator[
-        tuple[RedisBroadcaster, RedisBroadcaster]]:
-    """Two started broadcasters (as two processes have) on a fresh prefix, closed at the
-    end; the first reaches Redis at ``url_one``, the second at ``REDIS_URL``."""
-    prefix = f"nrtest-{secrets.token_hex(4)}:"
-    one, two = RedisBroadcaster(url_one, prefix), RedisBroadcaster(REDIS_URL, prefix)
-    await one.start()
-    await two.start()
-    try:
-        yield one, two
-    finally:
-        await one.close()
-        await two.close()
-
-
-def test_a_notice_reaches_a_subscriber_of_another_process() -> None:
-    need_redis()
-
-    async def scenario() -> None:
-        import redis.asyncio  # noqa: PLC0415
-
-        async with broadcasters() as (one, two):
-            admin = redis.asyncio.Redis.from_url(REDIS_URL)
-            channel = one.channel("t1")
-            try:
-                async with one.subscribe("t1") as sub, one.subscribe("t1") as sub2:
-                    assert one.channels() == {channel}  # one Redis subscription for both
-                    assert dict(await admin.pubsub_numsub(channel)) == {channel.encode(): 1}
-                    await two.publish("t1")
-                    await asyncio.wait_for(sub.wait(), 5)
-                    await asyncio.wait_for(sub2.wait(), 5)
-                    await two.publish("t2")  # another table's notice wakes nobody here
-                    with pytest.raises(TimeoutError):
-                        await asyncio.wait_for(sub.wait(), 0.3)
-                    await one.publish("t1")  # a local publish wakes at once, and only once
-                    await asyncio.wait_for(sub.wait(), 0.5)
-                    with pytest.raises(TimeoutError):
-                        await asyncio.wait_for(sub.wait(), 0.3)
-                deadline = time.monotonic() + 5
-                while one.channels() or dict(await admin.pubsub_numsub(channel))[channel.encode()]:
-                    assert time.monotonic() < deadline, "the last subscriber left: unsubscribe"
-                    await asyncio.sleep(0.05)
-                assert one.subscribers("t1") == 0
-            finally:
-                await admin.aclose()
-
-    asyncio.run(scenario())
-
-
-def test_the_broadcaster_reconnects_after_losing_redis() -> None:
-    need_redis()
-
-    async def scenario() -> None:
-        import redis.asyncio  # noqa: PLC0415
-
-        async with broadcasters() as (one, two):
-            admin = redis.asyncio.Redis.from_url(REDIS_URL, decode_responses=True)
-            try:
-                async with one.subscribe("t1") as sub:
-                    ids = [c["id"] for c in await admin.client_list() if
-                           c.get("name") == one.client_name]
-                    assert len(ids) == 1
-                    await admin.client_kill_filter(_id=ids[0])  # Redis drops the connection
-                    # After reconnecting, every local subscriber is woken (notices may be lost).
-                    await asyncio.wait_for(sub.wait(), 10)
-                    assert one.connects == 2
-                    await two.publish("t1")  # and notices flow again
-                    await asyncio.wait_for(sub.wait(), 5)
-            finally:
-                await admin.aclose()
-
-    asyncio.run(scenario())
-
-
-def test_an_unreachable_redis_is_a_clear_error() -> None:
-    async def scenario() -> None:
-        with pytest.raises(BroadcastError, match="unreachable"):
-            await RedisBroadcaster(f"redis://127.0.0.1:{free_port()}/0").start()
-
-    asyncio.run(scenario())
-    assert "not a Redis URL" in (redis_problem("http://example.org/") or "")
-
-
-def plain(output: str) -> str:
-    """A command's output without the error box's frame and line breaks."""
-    return " ".join(output.translate(str.maketrans("│╭╮╰╯─", "      ")).split())
-
-
-def test_serve_refuses_redis_with_sqlite(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["serve", "--db", f"sqlite:///{tmp_path / 'x.db'}",
-                                      "--redis", REDIS_URL])
-    assert result.exit_code != 0
-    assert "several processes need PostgreSQL: --db postgresql://" in plain(result.output)
-    from_env = CliRunner().invoke(app, ["serve", "--db", f"sqlite:///{tmp_path / 'x.db'}"],
-                                  env={"NORETURN_REDIS_URL": REDIS_URL})
-    assert "several processes need PostgreSQL" in plain(from_env.output)
-    assert not (tmp_path / "x.db").exists() or (tmp_path / "x.db").stat().st_size == 0
-
-
-def test_serve_says_when_redis_is_unreachable() -> None:
-    result = CliRunner().invoke(app, ["serve", "--db", "postgresql://nobody@127.0.0.1:1/x",
-                                      "--redis", f"redis://127.0.0.1:{free_port()}/0"])
-    assert result.exit_code != 0
-    assert "unreachable" in plain(result.output) and "--redis" in plain(result.output)
-
-
-# ------------------------------------------------------------- taking a table over
-def test_the_sweep_moves_the_bots_of_a_game_nobody_drives(tmp_path: Path) -> None:
-    from fastapi.testclient import TestClient  # noqa: PLC0415
-
-    from noreturn.server import create_app  # noqa: PLC0415
-
-    server_app = create_app(f"sqlite:///{tmp_path / 'sweep.db'}", takeover_after=0.5)
-    with TestClient(server_app) as client:
-        service: TableService = client.app.state.service  # type: ignore[attr-defined]
-        # Made behind the app's back: no runner was kicked, as if its process had died.
-        created = service.create(CreateTable(seats=[SeatIn(kind="bot", level="random"),
-                                                    SeatIn(kind="bot", level="random")],
-                                             rules=RulesIn(**SMALL)))
-        waiting = service.create(CreateTable(seats=[SeatIn(kind="human"),
-                                                    SeatIn(kind="bot", level="random")],
-                                             rules=RulesIn(**SMALL)))
-        token = waiting["seat_links"][0]["token"]
-        service.start(waiting["table"]["id"], token)
-        table_id = created["table"]["id"]
-        deadline = time.monotonic() + 30
-        while service.get(table_id)["status"] != "finished":
-            assert time.monotonic() < deadline, "the sweep did not take the game over"
-            time.sleep(0.1)
-        assert check_record(service.record(table_id)).valid
-        # A game that waits on a person (once its bot moved, if it was first) is left alone.
-        while not (state := service.state_message(waiting["table"]["id"], 0,
-                                                  hash_token(token)))["legal"]:
-            assert time.monotonic() < deadline, "the sweep did not move the bot"
-            time.sleep(0.1)
-        time.sleep(0.6)
-        assert service.stalled_games(0.5) == []
-        assert service.get(waiting["table"]["id"])["version"] == state["version"]
-
-
-def test_a_bot_move_made_stale_by_another_process_is_refused_quietly(
-        two_services: tuple[TableService, TableService],
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    from noreturn.table import LocalTable  # noqa: PLC0415
-
-    first, second = two_services
-    created = first.create(CreateTable(seats=[SeatIn(kind="bot", level="random"),
-                                              SeatIn(kind="bot", level="random")],
-                                       rules=RulesIn(**SMALL)))
-    table_id = created["table"]["id"]
-    original = LocalTable.bot_job
-    raced: list[bool] = []
-
-    def job_with_a_race(game: LocalTable) -> Callable[[], Any]:
-        decide = original(game)
-
-        def slow_decision() -> Any:
-            move = decide()
-            if not raced:  # the other process moves while this bot thinks
-                raced.append(False)
-                raced[0] = second.bot_step(table_id)
-            return move
-
-        return slow_decision
-
-    monkeypatch.setattr(LocalTable, "bot_job", job_with_a_race)
-    with pytest.raises(ConflictError) as stale:
-        first.bot_step(table_id)
-    assert stale.value.code == "stale" and raced == [True]
-    assert first.get(table_id)["version"] == 1  # the other process's move only
-    assert first.bot_step(table_id)  # looking again, it plays on
-    assert second.get(table_id)["version"] == 2
-
-
-class Outage:
-    """A TCP proxy to Redis that can go down (every connection cut, new ones refused)."""
-
-    def __init__(self, target_port: int) -> None:
-        self.target_port = target_port
-        self.port = free_port()
-        self.server: asyncio.Server | None = None
-        self.writers: set[asyncio.StreamWriter] = set()
-
-    async def up(self) -> None:
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
-
-    async def down(self) -> None:
-        assert self.server is not None
-        self.server.close()
-        for writer in list(self.writers):
-            writer.close()
-        self.writers.clear()
-        await self.server.wait_closed()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
-        except OSError:
-            writer.close()
-            return
-        self.writers |= {writer, up_writer}
-
-        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
-            with suppress(OSError):
-                while data := await source.read(65536):
-                    sink.write(data)
-                    await sink.drain()
-            sink.close()
-
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-
-
-def test_the_broadcaster_survives_a_redis_outage() -> None:
-    need_redis()
-    from redis.asyncio.connection import parse_url  # noqa: PLC0415
-
-    async def scenario() -> None:
-        outage = Outage(int(parse_url(REDIS_URL).get("port", 6379)))
-        await outage.up()
-        try:
-            async with broadcasters(f"redis://127.0.0.1:{outage.port}/0") as (one, two), \
-                    one.subscribe("t1") as sub:
-                await outage.down()
-                await asyncio.sleep(0.3)
-                await two.publish("t1")  # lost for ``one``: it cannot hear Redis
-                began = time.monotonic()
-                await one.publish("t1")  # local subscribers still hear at once
-                assert time.monotonic() - began < 5  # and the move does not hang
-                await asyncio.wait_for(sub.wait(), 1)
-                await outage.up()
-                # Back: every local subscriber is woken, as notices may have been missed.
-                await asyncio.wait_for(sub.wait(), 15)
-                assert one.connects >= 2
-                await two.publish("t1")
-                await asyncio.wait_for(sub.wait(), 5)
-        finally:
-            await outage.down()
-
-    asyncio.run(scenario())
 
 
 # ------------------------------------------------------------------- the proxy example

@@ -18,8 +18,8 @@ from typing import Any
 
 import httpx
 import pytest
-from srvkit import SMALL, free_port, spawn_serve, stop_process, wait_serving
-from test_server_cluster import REDIS_URL, fresh_schema, need_postgres, need_redis, pg
+from pgkit import fresh_schema, need_postgres, pg
+from srvkit import REDIS_URL, SMALL, free_port, need_redis, spawn_serve, stop_process, wait_serving
 
 from conftest import PG_URL
 

@@ -1,0 +1,196 @@
+"""The Redis broadcaster that carries table notices between ``noreturn serve`` processes
+(docs/deploy.md): a notice reaching a subscriber of another process, one Redis subscription
+for many local subscribers, reconnecting after a lost connection and after an outage (a
+proxy that goes down), and the command's clear refusals (Redis with SQLite, an unreachable
+Redis). Each test that needs Redis is skipped, with the reason, when it is unreachable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+
+import pytest
+from srvkit import REDIS_URL, free_port, need_redis
+from typer.testing import CliRunner
+
+from noreturn.cli import app
+from noreturn.server.broadcast import BroadcastError, RedisBroadcaster, redis_problem
+
+
+@asynccontextmanager
+async def broadcasters(url_one: str = REDIS_URL) -> AsyncIterator[
+        tuple[RedisBroadcaster, RedisBroadcaster]]:
+    """Two started broadcasters (as two processes have) on a fresh prefix, closed at the
+    end; the first reaches Redis at ``url_one``, the second at ``REDIS_URL``."""
+    prefix = f"nrtest-{secrets.token_hex(4)}:"
+    one, two = RedisBroadcaster(url_one, prefix), RedisBroadcaster(REDIS_URL, prefix)
+    await one.start()
+    await two.start()
+    try:
+        yield one, two
+    finally:
+        await one.close()
+        await two.close()
+
+
+def test_a_notice_reaches_a_subscriber_of_another_process() -> None:
+    need_redis()
+
+    async def scenario() -> None:
+        import redis.asyncio  # noqa: PLC0415
+
+        async with broadcasters() as (one, two):
+            admin = redis.asyncio.Redis.from_url(REDIS_URL)
+            channel = one.channel("t1")
+            try:
+                async with one.subscribe("t1") as sub, one.subscribe("t1") as sub2:
+                    assert one.channels() == {channel}  # one Redis subscription for both
+                    assert dict(await admin.pubsub_numsub(channel)) == {channel.encode(): 1}
+                    await two.publish("t1")
+                    await asyncio.wait_for(sub.wait(), 5)
+                    await asyncio.wait_for(sub2.wait(), 5)
+                    await two.publish("t2")  # another table's notice wakes nobody here
+                    with pytest.raises(TimeoutError):
+                        await asyncio.wait_for(sub.wait(), 0.3)
+                    await one.publish("t1")  # a local publish wakes at once, and only once
+                    await asyncio.wait_for(sub.wait(), 0.5)
+                    with pytest.raises(TimeoutError):
+                        await asyncio.wait_for(sub.wait(), 0.3)
+                deadline = time.monotonic() + 5
+                while one.channels() or dict(await admin.pubsub_numsub(channel))[channel.encode()]:
+                    assert time.monotonic() < deadline, "the last subscriber left: unsubscribe"
+                    await asyncio.sleep(0.05)
+                assert one.subscribers("t1") == 0
+            finally:
+                await admin.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_the_broadcaster_reconnects_after_losing_redis() -> None:
+    need_redis()
+
+    async def scenario() -> None:
+        import redis.asyncio  # noqa: PLC0415
+
+        async with broadcasters() as (one, two):
+            admin = redis.asyncio.Redis.from_url(REDIS_URL, decode_responses=True)
+            try:
+                async with one.subscribe("t1") as sub:
+                    ids = [c["id"] for c in await admin.client_list() if
+                           c.get("name") == one.client_name]
+                    assert len(ids) == 1
+                    await admin.client_kill_filter(_id=ids[0])  # Redis drops the connection
+                    # After reconnecting, every local subscriber is woken (notices may be lost).
+                    await asyncio.wait_for(sub.wait(), 10)
+                    assert one.connects == 2
+                    await two.publish("t1")  # and notices flow again
+                    await asyncio.wait_for(sub.wait(), 5)
+            finally:
+                await admin.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_an_unreachable_redis_is_a_clear_error() -> None:
+    async def scenario() -> None:
+        with pytest.raises(BroadcastError, match="unreachable"):
+            await RedisBroadcaster(f"redis://127.0.0.1:{free_port()}/0").start()
+
+    asyncio.run(scenario())
+    assert "not a Redis URL" in (redis_problem("http://example.org/") or "")
+
+
+def plain(output: str) -> str:
+    """A command's output without the error box's frame and line breaks."""
+    return " ".join(output.translate(str.maketrans("│╭╮╰╯─", "      ")).split())
+
+
+def test_serve_refuses_redis_with_sqlite(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["serve", "--db", f"sqlite:///{tmp_path / 'x.db'}",
+                                      "--redis", REDIS_URL])
+    assert result.exit_code != 0
+    assert "several processes need PostgreSQL: --db postgresql://" in plain(result.output)
+    from_env = CliRunner().invoke(app, ["serve", "--db", f"sqlite:///{tmp_path / 'x.db'}"],
+                                  env={"NORETURN_REDIS_URL": REDIS_URL})
+    assert "several processes need PostgreSQL" in plain(from_env.output)
+    assert not (tmp_path / "x.db").exists() or (tmp_path / "x.db").stat().st_size == 0
+
+
+def test_serve_says_when_redis_is_unreachable() -> None:
+    result = CliRunner().invoke(app, ["serve", "--db", "postgresql://nobody@127.0.0.1:1/x",
+                                      "--redis", f"redis://127.0.0.1:{free_port()}/0"])
+    assert result.exit_code != 0
+    assert "unreachable" in plain(result.output) and "--redis" in plain(result.output)
+
+
+class Outage:
+    """A TCP proxy to Redis that can go down (every connection cut, new ones refused)."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.port = free_port()
+        self.server: asyncio.Server | None = None
+        self.writers: set[asyncio.StreamWriter] = set()
+
+    async def up(self) -> None:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+
+    async def down(self) -> None:
+        assert self.server is not None
+        self.server.close()
+        for writer in list(self.writers):
+            writer.close()
+        self.writers.clear()
+        await self.server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.close()
+            return
+        self.writers |= {writer, up_writer}
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            with suppress(OSError):
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            sink.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+
+def test_the_broadcaster_survives_a_redis_outage() -> None:
+    need_redis()
+    from redis.asyncio.connection import parse_url  # noqa: PLC0415
+
+    async def scenario() -> None:
+        outage = Outage(int(parse_url(REDIS_URL).get("port", 6379)))
+        await outage.up()
+        try:
+            async with broadcasters(f"redis://127.0.0.1:{outage.port}/0") as (one, two), \
+                    one.subscribe("t1") as sub:
+                await outage.down()
+                await asyncio.sleep(0.3)
+                await two.publish("t1")  # lost for ``one``: it cannot hear Redis
+                began = time.monotonic()
+                await one.publish("t1")  # local subscribers still hear at once
+                assert time.monotonic() - began < 5  # and the move does not hang
+                await asyncio.wait_for(sub.wait(), 1)
+                await outage.up()
+                # Back: every local subscriber is woken, as notices may have been missed.
+                await asyncio.wait_for(sub.wait(), 15)
+                assert one.connects >= 2
+                await two.publish("t1")
+                await asyncio.wait_for(sub.wait(), 5)
+        finally:
+            await outage.down()
+
+    asyncio.run(scenario())

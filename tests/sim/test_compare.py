@@ -130,6 +130,14 @@ def test_the_same_game_twice_for_one_bot_is_refused(tmp_path: Path) -> None:
     ('{"format": "noreturn-tournament", "players": 2, "seed": 0, "rules": {}, "bots": [], '
      '"per_game": [{"lineup": 0, "deal": 0, "rotation": 0, "seats": ["a"], "scores": [1, 2],'
      ' "ranks": [1, 2]}]}', "do not match"),
+    ('{"format": "noreturn-tournament", "players": 2, "seed": 0, "rules": {}, "bots": [], '
+     '"per_game": [{"lineup": 0, "deal": 0, "rotation": 0, "seats": ["a", "b"], '
+     '"scores": [1, "2"], "ranks": [2, 1]}]}', "the rest whole numbers"),
+    ('{"format": "noreturn-tournament", "players": 2, "seed": 0, "rules": {}, "bots": [], '
+     '"per_game": [{"lineup": 0, "deal": true, "rotation": 0, "seats": ["a", "b"], '
+     '"scores": [1, 2], "ranks": [2, 1]}]}', "the rest whole numbers"),
+    ('{"format": "noreturn-tournament", "players": 2, "seed": 0, "rules": {}, "bots": [1], '
+     '"per_game": []}', "missing or malformed field"),
 ])
 def test_a_bad_file_is_refused_with_what_is_wrong(tmp_path: Path, content: str | None,
                                                   message: str) -> None:

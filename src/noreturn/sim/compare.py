@@ -121,7 +121,16 @@ def _checked_game(game: Any) -> dict[str, Any]:
     if not (isinstance(seats, list) and isinstance(scores, list) and isinstance(ranks, list)
             and len(seats) == len(scores) == len(ranks) >= 2):
         raise ValueError(f"game {game.get('game')}: seats, scores and ranks do not match")
+    if not (all(isinstance(spec, str) for spec in seats)
+            and all(_is_int(n) for n in (*scores, *ranks, *(game[k] for k in GAME_KEYS[:3])))):
+        raise ValueError(f"game {game.get('game')}: seats must be specs, the rest whole "
+                         "numbers")
     return game
+
+
+def _is_int(value: object) -> bool:
+    """A whole number as JSON gives it (``true`` is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def bot_name(run: Run, spec: str) -> str:

@@ -257,12 +257,14 @@ def compare(
         help="the bot it is paired against: at the same tables, or in runs on the same "
              "deals (--seed, --players, --rules alike)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
+    plot: Annotated[Path | None, typer.Option(
+        help="PNG of the pooled win rates and the paired differences")] = None,
 ) -> None:
     """Tournaments read again: every bot pooled over the runs (other seeds add up), and
     two bots paired on the same games, a difference with its standard error."""
     from noreturn.sim.compare_report import compare_command  # noqa: PLC0415 - fast startup
 
-    raise typer.Exit(compare_command(runs, bot, against, as_json))
+    raise typer.Exit(compare_command(runs, bot, against, as_json, plot))
 
 
 study_app = typer.Typer(

@@ -180,3 +180,25 @@ def test_the_command_says_what_is_wrong(tmp_path: Path, arguments: list[str],
     result = runner.invoke(app, ["compare", str(path), *arguments])
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_the_plot_is_drawn_and_the_json_stays_one_object(tmp_path: Path) -> None:
+    path = hand_made(tmp_path / "r.json", TWO_DEALS)
+    picture = tmp_path / "compare.png"
+    result = runner.invoke(app, ["compare", str(path), "--bot", "A", "--against", "b",
+                                 "--json", "--plot", str(picture)])
+    assert result.exit_code == 0, result.output
+    assert picture.read_bytes().startswith(b"\x89PNG")
+    assert json.loads(result.stdout)["paired"]["games"] == 4
+    pooled_only = tmp_path / "pooled.png"
+    assert runner.invoke(app, ["compare", str(path), "--plot", str(pooled_only)]).exit_code == 0
+    assert pooled_only.read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_plot_that_cannot_be_written_says_so_after_the_tables(tmp_path: Path) -> None:
+    path = hand_made(tmp_path / "r.json", TWO_DEALS)
+    result = runner.invoke(app, ["compare", str(path), "--plot",
+                                 str(tmp_path / "missing" / "x.png")])
+    assert result.exit_code == 1
+    assert "1 run pooled" in result.output
+    assert "the plot could not be written" in result.output

@@ -27,7 +27,8 @@ from noreturn.sim.compare import (
 
 def compare_command(paths: Sequence[Path], bot: str | None = None,
                     against: str | None = None, as_json: bool = False,
-                    console: Console | None = None, errors: Console | None = None) -> int:
+                    plot: Path | None = None, console: Console | None = None,
+                    errors: Console | None = None) -> int:
     """Pool the runs and, given two bots, pair them game by game; the exit status (2: a
     file or a bot that cannot be compared, said on ``errors``)."""
     console = console or Console()
@@ -44,10 +45,32 @@ def compare_command(paths: Sequence[Path], bot: str | None = None,
         return 2
     if as_json:
         console.print_json(json.dumps(_json(runs, tallies, bot, against, pair)))
+    else:
+        console.print(pooled_table(runs, tallies))
+        if pair is not None:
+            console.print(paired_table(pair, bot or "", against or ""))
+    shown = errors if as_json else console  # the JSON on stdout stays one object
+    return _plot(runs, tallies, pair, (bot or "", against or ""), plot, shown, errors)
+
+
+def _plot(runs: Sequence[Run], tallies: Sequence[Pooled], pair: Paired | None,
+          names: tuple[str, str], path: Path | None, shown: Console,
+          errors: Console) -> int:
+    """Draw ``--plot``, if asked, and say where on ``shown``; 1 if it cannot be written
+    (nothing else is lost: the tables are printed already)."""
+    if path is None:
         return 0
-    console.print(pooled_table(runs, tallies))
-    if pair is not None and bot is not None and against is not None:
-        console.print(paired_table(pair, bot, against))
+    from noreturn.sim.plot import plot_comparison  # noqa: PLC0415 - matplotlib loads slowly
+
+    title = f"{len(runs)} run{'s' * (len(runs) > 1)}, {runs[0].players} players"
+    try:
+        plot_comparison(tallies, runs[0].players, title, path, pair, names)
+    except OSError as exc:
+        errors.print(f"noreturn compare: the plot could not be written to {path}: "
+                     f"{exc.strerror or exc}; give --plot a file in a folder you can write",
+                     markup=False, highlight=False, soft_wrap=True)
+        return 1
+    shown.print(f"plot: {path}", markup=False, highlight=False)
     return 0
 
 

@@ -12,6 +12,7 @@ from noreturn.bots import Deck, make_bot, plan, play_game
 from noreturn.bots.base import CURRENT, LEVELS, BotError, Budget, bot_names, budget_of
 from noreturn.bots.evaluate import action_value, action_values, row_credit
 from noreturn.bots.hints import suggest
+from noreturn.bots.search import SearchBot
 from noreturn.bots.yardsticks.heuristic_v1 import HeuristicV1Bot as HeuristicBot
 from noreturn.bots.yardsticks.ismcts_v1 import IsmctsV1Bot as IsmctsBot
 from noreturn.bots.yardsticks.ismcts_v1 import candidates
@@ -53,6 +54,13 @@ def test_the_general_names_stand_for_the_current_bots() -> None:
         assert make_bot(f"{name}").name == make_bot(bot).name == bot
         assert bot_names()[name].startswith(f"now {bot}: ")
     assert isinstance(make_bot("ismcts:iterations=9"), IsmctsBot)
+
+
+def test_expert_thinks_three_times_as_long_as_hard_and_plans_its_own_switch() -> None:
+    hard, expert = make_bot("hard"), make_bot("expert")
+    assert isinstance(hard, SearchBot) and isinstance(expert, SearchBot)
+    assert (hard.seconds, hard.shifts) == (1.0, ())
+    assert (expert.seconds, expert.shifts) == (3.0, (-2.0, -4.0, 2.0))
 
 
 def test_a_thinking_bot_says_its_budget_and_a_fast_one_has_none() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -9,19 +10,29 @@ from typing import Annotated
 import typer
 
 from noreturn import __version__
-from noreturn.cli_options import (
-    Backend,
-    BackendChoice,
-    LangOption,
-    PairedSeed,
-    RayAddress,
-    SizeRules,
-    Workers,
-    output_dir,
-    parse_rules,
-)
-from noreturn.engine import NoReturnError, compiled
-from noreturn.text.lang import _
+from noreturn.engine import NoReturnError, Rules, compiled
+from noreturn.text.lang import _, from_command_line, set_language
+
+set_language(from_command_line(sys.argv[1:]))
+
+
+class Lang(StrEnum):
+    """The languages a player may choose (``--lang``)."""
+
+    en = "en"
+    de = "de"
+
+
+def _chosen_language(lang: Lang | None) -> Lang | None:
+    """``--lang``'s callback: the words from here on are in that language."""
+    if lang is not None:
+        set_language(lang.value)
+    return lang
+
+
+LangOption = Annotated[Lang | None, typer.Option(
+    help=_("language of the game: en or de (default: the terminal's LANG)"),
+    callback=_chosen_language, show_default=False)]
 
 
 class Policy(StrEnum):
@@ -56,6 +67,18 @@ def _everywhere(lang: LangOption = None, version: Annotated[bool, typer.Option(
         "--version", help="the version and whether the search runs compiled, then stop",
         callback=_version, is_eager=True)] = False) -> None:
     """``noreturn --lang de COMMAND``: the language for any command (``play --lang`` too)."""
+
+
+def _output_dir(folder: Path | None) -> Path | None:
+    """An output folder checked before the work starts, so no finished work is lost to it."""
+    if folder is None:
+        return None
+    from noreturn.files import check_output_dir  # noqa: PLC0415 - fast startup
+
+    try:
+        return check_output_dir(folder)
+    except NoReturnError as exc:
+        raise typer.BadParameter(str(exc)) from exc
 
 
 @app.command()
@@ -102,7 +125,7 @@ def play(
     rules: Annotated[str, typer.Option(
         help=_("size parameters, e.g. colors=3,max_value=6"))] = "",
     save_dir: Annotated[Path | None, typer.Option(
-        help=_("folder where the record is saved"), callback=output_dir)] = None,
+        help=_("folder where the record is saved"), callback=_output_dir)] = None,
     bot_delay: Annotated[float, typer.Option(
         min=0, help=_("seconds before a bot's move shows"))] = 0.6,
     resume: Annotated[bool, typer.Option(
@@ -123,7 +146,7 @@ def play(
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--seat-name") from exc
     raise typer.Exit(play_command(
-        parse_rules(players, rules), names, specs, seed, hotseat=hotseat, color=not no_color,
+        _rules(players, rules), names, specs, seed, hotseat=hotseat, color=not no_color,
         plain=plain, save_dir=save_dir, bot_delay=bot_delay,
         resume=_to_resume(resume, record, save_dir)))
 
@@ -152,7 +175,7 @@ def tutorial(
     no_color: Annotated[bool, typer.Option(
         "--no-color", help=_("no colours: tiles keep their letters and symbols"))] = False,
     save_dir: Annotated[Path | None, typer.Option(
-        help=_("folder where the record is saved"), callback=output_dir)] = None,
+        help=_("folder where the record is saved"), callback=_output_dir)] = None,
     bot_delay: Annotated[float, typer.Option(
         min=0, help=_("seconds before a bot's move shows"))] = 1.0,
     lang: LangOption = None,
@@ -181,6 +204,14 @@ def history(
     raise typer.Exit(history_command(folder or default_save_dir(), name, plot))
 
 
+def _rules(players: int, text: str) -> Rules:
+    try:
+        return Rules.parse(text, players=players)
+    except NoReturnError as exc:
+        raise typer.BadParameter(f"{exc} (keys: colors, max_value, copies, hand_size, "
+                                 "exchange_limit, players)", param_hint="--rules") from exc
+
+
 @app.command()
 def simulate(
     games: Annotated[int, typer.Option(min=1, help="how many games")] = 100,
@@ -189,12 +220,12 @@ def simulate(
     rules: Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=5")] = "",
     policy: Annotated[Policy, typer.Option(help="random policy of every seat")] = Policy.rollout,
     out: Annotated[Path | None, typer.Option(
-        help="folder to write one record per game into", callback=output_dir)] = None,
+        help="folder to write one record per game into", callback=_output_dir)] = None,
 ) -> None:
     """Random legal play: progress bar, mean score and win rate per seat, records."""
     from noreturn.sim.commands import simulate_command  # noqa: PLC0415 - keeps startup fast
 
-    raise typer.Exit(simulate_command(parse_rules(players, rules), games, seed, policy.value, out))
+    raise typer.Exit(simulate_command(_rules(players, rules), games, seed, policy.value, out))
 
 
 @app.command()
@@ -207,6 +238,23 @@ def bench(
     from noreturn.sim.commands import bench_command  # noqa: PLC0415 - keeps startup fast
 
     raise typer.Exit(bench_command(players, seconds, as_json))
+
+
+class Backend(StrEnum):
+    """Where ``tournament`` runs its games."""
+
+    local = "local"
+    ray = "ray"
+
+
+# The options that tournaments and studies share (paired deals on local cores or Ray).
+PairedSeed = Annotated[int, typer.Option(help="base seed; deal d uses the bag of (seed, d)")]
+SizeRules = Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=5")]
+Workers = Annotated[int | None, typer.Option(
+    min=1, help="processes (default: every core); 1 plays in this process")]
+BackendChoice = Annotated[Backend, typer.Option(help="local cores or a Ray cluster")]
+RayAddress = Annotated[str | None, typer.Option(
+    help="Ray cluster to join (default: start a local Ray)")]
 
 
 @app.command()
@@ -228,7 +276,7 @@ def tournament(
     backend: BackendChoice = Backend.local,
     address: RayAddress = None,
     out: Annotated[Path | None, typer.Option(
-        help="folder to write results.json and tournament.png into", callback=output_dir)
+        help="folder to write results.json and tournament.png into", callback=_output_dir)
     ] = None,
     records: Annotated[bool, typer.Option(
         help="also write every game's record to OUT/records/")] = False,
@@ -242,7 +290,7 @@ def tournament(
     from noreturn.sim.report import tournament_command  # noqa: PLC0415 - keeps startup fast
     from noreturn.sim.tournament import Settings, split_specs  # noqa: PLC0415
 
-    settings = Settings(tuple(split_specs(bots)), parse_rules(players, rules), games, seed,
+    settings = Settings(tuple(split_specs(bots)), _rules(players, rules), games, seed,
                         backend.value, workers, address)
     raise typer.Exit(tournament_command(settings, out, records))
 
@@ -251,11 +299,10 @@ def tournament(
 def compare(
     runs: Annotated[list[Path], typer.Argument(
         help="tournaments' --out folders (or their results.json)")],
-    bot: Annotated[str | None, typer.Option(help="a bot to pair game by game (name or spec)")
-                   ] = None,
-    against: Annotated[str | None, typer.Option(
-        help="the bot it is paired against: at the same tables, or in runs on the same "
-             "deals (--seed, --players, --rules alike)")] = None,
+    bot: Annotated[str | None, typer.Option(help="a bot to pair (name or spec)")] = None,
+    against: Annotated[str | None, typer.Option(help="the bot it is paired against, game by "
+        "game: at the same tables, or in runs on the same deals (--seed, --players, --rules "
+        "alike)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
     plot: Annotated[Path | None, typer.Option(
         help="PNG of the pooled win rates and the paired differences")] = None,
@@ -300,7 +347,7 @@ def switch(
     backend: BackendChoice = Backend.local,
     address: RayAddress = None,
     out: Annotated[Path | None, typer.Option(
-        help="folder to write study.json and study.png into", callback=output_dir)] = None,
+        help="folder to write study.json and study.png into", callback=_output_dir)] = None,
 ) -> None:
     """When to declare: one seat forced to declare at a trigger against the free bot.
 
@@ -321,7 +368,7 @@ def switch(
                     *parse_values("points", points, players))
     except NoReturnError as exc:
         raise typer.BadParameter(str(exc)) from exc
-    settings = StudySettings(bot, parse_rules(players, rules), triggers, games, seed,
+    settings = StudySettings(bot, _rules(players, rules), triggers, games, seed,
                              backend.value, workers, address)
     raise typer.Exit(switch_command(settings, out))
 

@@ -14,7 +14,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
 import noreturn
-from noreturn.cli_options import Lang
+from noreturn.cli import Lang
 from noreturn.engine import RULE_CODES, Refusal
 from noreturn.text.lang import (
     DEFAULT,
@@ -23,6 +23,7 @@ from noreturn.text.lang import (
     LanguageCode,
     _,
     from_accept_language,
+    from_command_line,
     from_environment,
     language,
     ngettext,
@@ -190,3 +191,14 @@ def test_the_languages_on_offer_are_one_list_everywhere() -> None:
     assert codes == set(LANGUAGES) == {lang.value for lang in Lang}
     shipped = {path.parent.parent.name for path in LOCALE_DIR.glob("*/LC_MESSAGES/*.mo")}
     assert shipped | {DEFAULT} == codes
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["play", "--lang", "de"], "de"), (["--lang=de", "tournament"], "de"),
+    (["play", "--lang", "xx"], "en"), (["play", "--lang"], "en"), (["play"], "en"),
+])
+def test_the_command_line_language_is_read_before_any_help(argv: list[str],
+                                                           expected: str) -> None:
+    """``--lang`` anywhere, else the terminal's: here an English LANG."""
+    assert from_command_line(argv, {"LANG": "en_GB.UTF-8"}) == expected
+    assert from_command_line(["play"], {"LANG": "de_DE.UTF-8"}) == "de"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gettext
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -52,6 +52,17 @@ def known(lang: str) -> str:
     if lang not in LANGUAGES:
         raise ValueError(f"no language {lang!r}: choose one of {', '.join(LANGUAGES)}")
     return lang
+
+
+def from_command_line(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> str:
+    """The language of a command's run, read before its help is written: ``--lang X``
+    anywhere on the command line, else the terminal's (``from_environment``)."""
+    for i, arg in enumerate(argv):
+        wanted = (argv[i + 1] if arg == "--lang" and i + 1 < len(argv)
+                  else arg.removeprefix("--lang=") if arg.startswith("--lang=") else None)
+        if wanted is not None and wanted in LANGUAGES:
+            return wanted
+    return from_environment(environ)
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> str:

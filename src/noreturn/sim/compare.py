@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from noreturn.engine import NoReturnError
-from noreturn.sim.stats import Z95, wilson_interval
+from noreturn.sim.stats import Z95, margin_of, wilson_interval
 
 FORMAT = "noreturn-tournament"
 GAME_KEYS = ("lineup", "deal", "rotation", "seats", "scores", "ranks")
@@ -72,6 +72,21 @@ class Pooled:
     wins: int = 0
     score: float = 0.0
     margin: float = 0.0
+
+    @property
+    def win_rate(self) -> float:
+        """Wins per game; a shared first place is a win for each."""
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def mean_score(self) -> float:
+        """Mean final score."""
+        return self.score / self.games if self.games else 0.0
+
+    @property
+    def mean_margin(self) -> float:
+        """Mean of (own score - best other score at the table)."""
+        return self.margin / self.games if self.games else 0.0
 
     def interval(self) -> tuple[float, float]:
         """The win rate's 95% Wilson interval."""
@@ -154,8 +169,7 @@ def pooled(runs: Sequence[Run]) -> list[Pooled]:
                 tally.games += 1
                 tally.wins += game["ranks"][seat] == 1
                 tally.score += scores[seat]
-                tally.margin += scores[seat] - max(s for i, s in enumerate(scores)
-                                                   if i != seat)
+                tally.margin += margin_of(scores, seat)
     return list(tallies.values())
 
 
@@ -194,7 +208,7 @@ def _outcome(game: Mapping[str, Any], seats: Sequence[int]) -> Outcome:
     wins = margins = total = 0.0
     for seat in seats:
         wins += game["ranks"][seat] == 1
-        margins += scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
+        margins += margin_of(scores, seat)
         total += scores[seat]
     return Outcome(wins / len(seats), margins / len(seats), total / len(seats))
 

@@ -87,10 +87,9 @@ def pooled_table(runs: Sequence[Run], tallies: Sequence[Pooled]) -> Table:
         table.add_column(column, justify="left" if column == "bot" else "right")
     for tally in tallies:
         low, high = tally.interval()
-        rate = tally.wins / tally.games if tally.games else 0.0
         table.add_row(tally.name, str(tally.games),
-                      f"{rate:.1%} ({low:.1%}-{high:.1%})",
-                      f"{tally.score / tally.games:.1f}", f"{tally.margin / tally.games:+.1f}")
+                      f"{tally.win_rate:.1%} ({low:.1%}-{high:.1%})",
+                      f"{tally.mean_score:.1f}", f"{tally.mean_margin:+.1f}")
     return table
 
 
@@ -118,10 +117,9 @@ def _json(runs: Sequence[Run], tallies: Sequence[Pooled], bot: str | None,
           against: str | None, pair: Paired | None) -> dict[str, object]:
     """The comparison as one JSON object (``--json``)."""
     data: dict[str, object] = {"runs": [str(run.path) for run in runs], "pooled": [
-        {"name": t.name, "games": t.games, "wins": t.wins,
-         "win_rate": t.wins / t.games if t.games else 0.0, "ci_low": t.interval()[0],
-         "ci_high": t.interval()[1], "mean_score": t.score / t.games if t.games else 0.0,
-         "mean_margin": t.margin / t.games if t.games else 0.0} for t in tallies]}
+        {"name": t.name, "games": t.games, "wins": t.wins, "win_rate": t.win_rate,
+         "ci_low": t.interval()[0], "ci_high": t.interval()[1], "mean_score": t.mean_score,
+         "mean_margin": t.mean_margin} for t in tallies]}
     if pair is not None:
         fields = {key: None if isinstance(value, float) and math.isnan(value) else value
                   for key, value in asdict(pair).items()}

@@ -31,6 +31,11 @@ ELO_MEAN = 1500.0
 ELO_SCALE = 400.0
 
 
+def margin_of(scores: Sequence[int], seat: int) -> int:
+    """``seat``'s final score less the best other seat's: above 0 means it won by that."""
+    return scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
+
+
 def wilson_interval(wins: float, games: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a win rate; (0, 1) when nothing was played."""
     if games <= 0:

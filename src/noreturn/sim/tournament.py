@@ -31,7 +31,13 @@ from noreturn.engine import NoReturnError, Rules, compiled
 from noreturn.files import OutputDir
 from noreturn.records import Record, write_record
 from noreturn.sim.backends import execute
-from noreturn.sim.stats import Pairwise, bradley_terry_elo, openskill_ratings, wilson_interval
+from noreturn.sim.stats import (
+    Pairwise,
+    bradley_terry_elo,
+    margin_of,
+    openskill_ratings,
+    wilson_interval,
+)
 
 BACKENDS = ("local", "ray")
 
@@ -294,11 +300,10 @@ class BotStats:
 
     def add_seat(self, game: GameSummary, seat: int) -> None:
         """Count the game played at ``seat``."""
-        others = [s for i, s in enumerate(game.scores) if i != seat]
         self.games += 1
         self.wins += game.ranks[seat] == 1
         self.scores.append(game.scores[seat])
-        self.margins.append(game.scores[seat] - max(others))
+        self.margins.append(margin_of(game.scores, seat))
         self.decision_seconds += game.decision_seconds[seat]
         self.decisions += game.decisions[seat]
         self.startup_seconds += game.startup_seconds[seat]

@@ -7,6 +7,7 @@ finishing on the other one with every acknowledged move kept; one action sent th
 processes, and a double click, applied once; deploy/nginx.conf in front of two processes
 (when nginx is installed). Skipped, with the reason, without PostgreSQL or Redis. Services
 on one database: test_server_services.py; the Redis broadcaster: test_server_broadcast.py.
+The processes and their shared schema (``Server``, ``Cluster``) come from ``pgkit.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import threading
 import time
@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 import pytest
-from pgkit import fresh_schema, need_postgres, pg
+from pgkit import Cluster, Server, fresh_schema, need_postgres
 from srvkit import (
     REDIS_URL,
     SMALL,
@@ -37,13 +37,9 @@ from srvkit import (
     newer_than,
     scan,
     settle,
-    spawn_serve,
     states_by_version,
-    stop_process,
-    wait_serving,
 )
 
-from conftest import PG_URL
 from noreturn.engine import parse_action
 from noreturn.records import check_record, replay_states
 
@@ -51,75 +47,6 @@ ws_client = pytest.importorskip("websockets.sync.client",
                                 reason="the websockets package is not installed")
 
 TIMEOUT = 20.0
-TAKEOVER = 1.0
-"""The test processes take over a game that waited on a bot this long (seconds)."""
-
-
-class Server:
-    """One ``noreturn serve`` process with Redis, output in a log file."""
-
-    def __init__(self, db_url: str, log_dir: Path, name: str) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log = log_dir / f"{name}.log"
-        with self.log.open("w") as out:
-            self.process = spawn_serve(self.port, db_url, "--redis", REDIS_URL,
-                                       "--takeover-after", str(TAKEOVER), output=out)
-
-    def ready(self) -> None:
-        """Wait until the process answers HTTP (it migrated and connected to Redis)."""
-        try:
-            wait_serving(self.base, self.process)
-        except httpx.TransportError:
-            raise AssertionError(f"the server did not start:\n{self.output()}") from None
-
-    def ws(self, table_id: str) -> str:
-        return self.base.replace("http://", "ws://") + f"/ws/tables/{table_id}"
-
-    def output(self) -> str:
-        return self.log.read_text()[-4000:]
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown, no cleanup, sockets cut."""
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        stop_process(self.process)
-
-
-@dataclass
-class Cluster:
-    """Two processes on one schema; more can be started on it."""
-
-    schema: str
-    db_url: str
-    log_dir: Path
-    servers: list[Server] = field(default_factory=list)
-
-    def start(self, count: int = 1) -> list[Server]:
-        """``count`` more processes, started at once (so they migrate at once)."""
-        new = [Server(self.db_url, self.log_dir, f"serve{len(self.servers) + i}")
-               for i in range(count)]
-        self.servers += new
-        for server in new:
-            server.ready()
-        return new
-
-    def status(self, table_id: str) -> str:
-        """The table's status in the database."""
-        with pg().connect(PG_URL, autocommit=True) as conn:
-            row = conn.execute(f"select status from {self.schema}.game_tables where id = %s",
-                               (table_id,)).fetchone()
-        assert row is not None
-        return str(row[0])
-
-    def moves(self, table_id: str) -> list[tuple[int, int, str]]:
-        """The stored moves of a table: (index, seat, text)."""
-        with pg().connect(PG_URL, autocommit=True) as conn:
-            rows = conn.execute(f"select index, seat, text from {self.schema}.table_moves "
-                                "where table_id = %s order by index", (table_id,)).fetchall()
-        return [(int(i), int(s), str(t)) for i, s, t in rows]
 
 
 @pytest.fixture(scope="module")

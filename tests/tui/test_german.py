@@ -11,8 +11,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from test_tui import drive, new_app, settle, text
 from textual.pilot import Pilot
+from tuikit import drive, new_app, settle, text
 
 from noreturn.engine import Declare, Rules
 from noreturn.table import make_seats

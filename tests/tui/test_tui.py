@@ -1,96 +1,34 @@
-"""The full-screen game, driven headless through Textual's pilot by keys and clicks.
+"""The full-screen game, driven headless through Textual's pilot by keys and clicks: moves,
+hints, undo, hot-seat, scoring, and the table on an 80x24 terminal.
 
-Bots are fast (``greedy``) and move with no delay; the rules are a small variant so that a
-whole game takes a few seconds. Each test runs its own event loop (no pytest plugin).
+The app and the pilot come from ``tuikit.py``; the switch advice is tested in
+``test_tui_advice.py``, the end screen and its review in ``test_tui_end.py``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.screen import ModalScreen
-from textual.widgets import Button, Footer
+from textual.widgets import Footer
+from tuikit import SMALL, drive, new_app, past_mulligan, play_to_the_end, settle, text
 
-from noreturn.bots.switch import Outlook, SwitchAdvice
 from noreturn.engine import Declare, Exchange, Pass, Place, Rules, colour_of, tile_code
 from noreturn.records import check_record
-from noreturn.table import LocalTable, Seat, make_seats
-from noreturn.tui.advice import WEIGHING, AdviceLine
+from noreturn.table import LocalTable, make_seats
 from noreturn.tui.app import NoReturnApp
 from noreturn.tui.moves import Target, candidates, hand_order, payments, tiles_of
-from noreturn.tui.review import ReviewScreen, worst_first
 from noreturn.tui.screens import ConfirmScreen, EndScreen, HandoverScreen, LogScreen
 from noreturn.tui.widgets import CELL, HandView, MovePanel, PlayerPanel
-
-SMALL = Rules(players=2, colors=3, max_value=6, copies=2, hand_size=5, exchange_limit=3)
-SIZE = (120, 40)
-ADVICE_WORLDS = 8
-"""The switch advisor's budget at each phase-1 turn: a few worlds, not a time."""
-
-Body = Callable[[Pilot[str], NoReturnApp], Awaitable[None]]
-
-
-def new_app(tmp_path: Path, seats: list[Seat] | None = None, rules: Rules = SMALL,
-            seed: int = 1, color: bool = True) -> NoReturnApp:
-    table = LocalTable(seats or make_seats(2, ["Ada"], ["greedy"]), rules, seed, tmp_path)
-    return NoReturnApp(table, bot_delay=0, color=color, advice_worlds=ADVICE_WORLDS)
-
-
-def drive(app: NoReturnApp, body: Body, size: tuple[int, int] = SIZE) -> None:
-    """Run ``body`` against ``app`` in a headless terminal of ``size`` columns and lines."""
-    async def run() -> None:
-        async with app.run_test(size=size) as pilot:
-            await settle(pilot)
-            await body(pilot, app)
-
-    asyncio.run(run())
-
-
-async def settle(pilot: Pilot[str]) -> None:
-    """Wait until no bot is thinking or due to move."""
-    app = pilot.app
-    assert isinstance(app, NoReturnApp)
-    for _ in range(1000):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if not app.bot_busy and not app.table.bot_to_move():
-            return
-    raise AssertionError("the bots never finished")
-
-
-def text(app: NoReturnApp, selector: str) -> str:
-    """The plain text a Static widget shows."""
-    return str(app.screen.query_one(selector).content)  # type: ignore[attr-defined]
-
-
-async def past_mulligan(pilot: Pilot[str], app: NoReturnApp) -> None:
-    """Keep the hand at the mulligan (Enter on no selection), then wait for the bots."""
-    assert app.table.state.stage == 1
-    await pilot.press("enter")
-    await settle(pilot)
-    assert app.table.state.stage == 2 and app.table.human_to_move()
 
 
 def test_a_whole_game_by_keys_ends_with_the_engines_scores(tmp_path: Path) -> None:
     app = new_app(tmp_path, make_seats(2, ["Ada"], ["heuristic"]), Rules(players=2), seed=3)
 
     async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
-        moves = 0
-        while not app.table.is_over():
-            await pilot.press("h")
-            if isinstance(app.hinted, Declare):
-                await pilot.press("d", "y")
-            else:
-                await pilot.press("enter")
-            await settle(pilot)
-            moves += 1
+        moves = await play_to_the_end(pilot, app)
         assert moves > 20
         assert isinstance(app.screen, EndScreen)
         shown = text(app, "#result")
@@ -200,97 +138,6 @@ def test_hint_selects_a_legal_move_and_says_why(tmp_path: Path) -> None:
             assert current is not None and current.legal and current.action == hinted
 
     drive(new_app(tmp_path, seed=5), body)
-
-
-def test_the_switch_advice_is_weighed_at_each_phase_1_turn_and_w_shows_it(
-        tmp_path: Path) -> None:
-    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
-        await pilot.press("w")
-        assert text(app, "#message") == "nothing to weigh: the mulligan comes first"
-        assert text(app, "#advice") == ""
-        await past_mulligan(pilot, app)
-        line = text(app, "#advice")
-        assert line.startswith("switch: declare ") and " · wait " in line, line
-        assert line.count("✓") == 1
-        await pilot.press("w")
-        full = text(app, "#message")
-        assert full.startswith("switch: declare now: margin ") and full.endswith("(8 samples)")
-        await pilot.press("h", "enter")  # a phase-1 move: the next turn is weighed afresh
-        await settle(pilot)
-        turn = app.query_one(AdviceLine).slot.turn
-        assert turn == (app.table.version, 0) and text(app, "#advice").startswith("switch: ")
-        await pilot.press("d", "y")
-        await pilot.pause()
-        assert text(app, "#advice") == ""
-        await pilot.press("w")
-        assert text(app, "#message").startswith("nothing to weigh: you have declared phase 2")
-
-    drive(new_app(tmp_path, seed=5), body)
-
-
-def test_an_answer_weighed_for_a_turn_gone_by_is_dropped(tmp_path: Path) -> None:
-    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
-        await past_mulligan(pilot, app)
-        line = app.query_one(AdviceLine)
-        old = line.slot.turn
-        assert old is not None and line.slot.advice is not None
-        shown = text(app, "#advice")
-        await pilot.press("h", "enter")
-        await settle(pilot)
-        now = line.slot.advice
-        assert line.slot.turn != old
-        stale = SwitchAdvice(Outlook(99, 1.0), Outlook(-99, 0.0), 8)
-        line._advised(old, stale, "")
-        assert line.slot.advice is now and "+99" not in text(app, "#advice")
-        assert shown.startswith("switch: ")
-
-    drive(new_app(tmp_path, seed=5), body)
-
-
-def test_w_while_the_advice_is_weighed_shows_it_when_it_comes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The advisor is held back: the screen still answers keys, then the line arrives."""
-    release = threading.Event()
-    advice = SwitchAdvice(Outlook(12, 0.64), Outlook(8, 0.58), 8)
-    app = new_app(tmp_path, seed=5)
-
-    def slow_job(*_: object) -> Callable[[], SwitchAdvice]:
-        def weigh() -> SwitchAdvice:
-            release.wait(10)
-            return advice
-        return weigh
-
-    monkeypatch.setattr(app.table, "switch_job", slow_job)
-
-    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
-        await pilot.press("enter")  # keep the hand; the bot answers; Ada's turn is weighed
-        for _ in range(100):
-            await pilot.pause()
-            if text(app, "#advice") == WEIGHING:
-                break
-        assert text(app, "#advice") == WEIGHING
-        await pilot.press("w")
-        assert text(app, "#message") == WEIGHING
-        await pilot.press("1")  # the screen is alive while the advisor thinks
-        assert app.selected == {0}
-        release.set()
-        await settle(pilot)
-        assert text(app, "#advice") == "switch: declare +12 (win 64%) ✓ · wait +8 (58%)"
-        assert text(app, "#message") == f"switch: {advice.text()}"
-
-    drive(app, body)
-
-
-def test_the_switch_line_fits_an_80_by_24_terminal(tmp_path: Path) -> None:
-    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
-        await past_mulligan(pilot, app)
-        line = app.query_one(AdviceLine)
-        shown = text(app, "#advice")
-        assert shown.startswith("switch: ")
-        assert len(shown) <= line.content_region.width, (shown, line.content_region)
-        assert 0 < line.region.bottom <= app.query_one(Footer).region.y  # on screen
-
-    drive(new_app(tmp_path, rules=Rules(players=2), seed=5), body, size=(80, 24))
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -459,25 +306,6 @@ def test_candidates_follow_the_selection_and_offer_pass_only_with_an_empty_hand(
     assert (last.key, last.action, last.legal) == ("x", Pass(), True)
 
 
-async def play_to_the_end(pilot: Pilot[str], app: NoReturnApp) -> None:
-    """Play the hinted move (declaring when it says so) until the game is over."""
-    while not app.table.is_over():
-        await pilot.press("h")
-        if isinstance(app.hinted, Declare):
-            await pilot.press("d", "y")
-        else:
-            await pilot.press("enter")
-        await settle(pilot)
-    assert isinstance(app.screen, EndScreen)
-
-
-async def review_done(pilot: Pilot[str]) -> None:
-    """Wait for the review worker and its answer."""
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
-
-
 def test_enter_after_a_hint_to_declare_asks_and_declares(tmp_path: Path) -> None:
     async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
         await past_mulligan(pilot, app)
@@ -522,144 +350,3 @@ def test_a_hint_goes_when_the_selection_changes(tmp_path: Path) -> None:
         assert app.hinted is None and text(app, "#message") == ""
 
     drive(new_app(tmp_path), body)
-
-
-def test_play_again_leaves_the_saved_game_and_asks_for_another(tmp_path: Path) -> None:
-    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
-        await play_to_the_end(pilot, app)
-        await pilot.press("a")
-        await pilot.pause()
-
-    app = new_app(tmp_path, seed=2)
-    drive(app, body)
-    assert app.play_again and app.return_value == str(app.table.path)
-    assert check_record(json.loads(Path(app.return_value).read_text())).valid
-
-
-def test_play_command_starts_a_new_deal_with_the_same_players(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from noreturn.tui import app as app_module  # noqa: PLC0415
-    from noreturn.tui import play  # noqa: PLC0415
-
-    tables: list[LocalTable] = []
-
-    def fake_tui(table: LocalTable, delay: float, color: bool) -> tuple[Path | None, bool]:
-        tables.append(table)
-        return None, len(tables) < 3  # again, again, then leave
-
-    monkeypatch.setattr(app_module, "run_tui", fake_tui)
-    tty = type("Tty", (), {"isatty": staticmethod(lambda: True)})()
-    code = play.play_command(Rules(players=3), ["Ada"], ["easy", "medium"], 5,
-                             save_dir=tmp_path, stdin=tty, stdout=tty, write=lambda _: None)
-    assert code == 0 and len(tables) == 3
-    assert all(t.seats == tables[0].seats for t in tables)
-    assert len({t.seed for t in tables}) == 3  # a new deal each time
-
-
-def test_the_end_screen_keeps_the_final_table_in_sight(tmp_path: Path) -> None:
-    """The result lies over the table, not instead of it; v hides it to show all of it."""
-    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
-        await play_to_the_end(pilot, app)
-        end = app.screen
-        assert isinstance(end, ModalScreen) and app.screen_stack[0].query_one("#me").display
-        dialog = end.query_one(".dialog")
-        assert dialog.region.y > 2  # the top of the table shows above the result
-        await pilot.press("v")
-        assert not dialog.display and app.screen is end
-        await pilot.press("v")
-        assert dialog.display
-
-    drive(new_app(tmp_path, seed=2), body, size=(80, 24))
-
-
-def test_the_end_screen_reviews_the_persons_decisions_worst_first(tmp_path: Path) -> None:
-    app = new_app(tmp_path, seed=2)
-    app.review_playouts = 4  # a tiny budget: the screens are tested, not the review
-
-    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
-        await play_to_the_end(pilot, app)
-        end = app.screen
-        await pilot.press("r")
-        await review_done(pilot)
-        assert isinstance(app.screen, ReviewScreen)
-        shown = text(app, "#review-text")
-        seat = app.screen.seat
-        assert seat.seat == 0 and seat.decisions
-        assert f"Accuracy {seat.accuracy:.0f}" in shown
-        assert "Switch window: " in shown and "declaring was best at turns: " in shown
-        worst = seat.decisions[worst_first(seat)[0]]
-        assert worst.loss == max(d.loss for d in seat.decisions)
-        assert f"{worst.label:<10} {worst.loss:>5.1f}  played {worst.played}" in shown
-        await pilot.press("escape")
-        assert app.screen is end
-        assert "review of Ada done" in text(app, "#review-status")
-        await pilot.click("#review-0")  # shown again at once, from the review made
-        await pilot.pause()
-        assert isinstance(app.screen, ReviewScreen)
-        await pilot.press("q")
-        assert app.screen is end
-        await pilot.press("q")
-
-    drive(app, body, size=(80, 24))
-    assert app.return_value == str(app.table.path)
-
-
-def test_a_review_that_fails_is_a_line_on_the_end_screen(tmp_path: Path) -> None:
-    app = new_app(tmp_path, seed=2)
-    app.review_playouts = 4
-
-    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
-        await play_to_the_end(pilot, app)
-        end = app.screen
-        assert isinstance(end, EndScreen)
-        end.record = {"format": "not a record"}
-        await pilot.press("r")
-        await review_done(pilot)
-        assert app.screen is end
-        assert text(app, "#review-status").startswith("the review failed: ")
-        await pilot.press("q")
-
-    drive(app, body)
-
-
-def test_hotseat_offers_each_person_a_review(tmp_path: Path) -> None:
-    app = new_app(tmp_path, [Seat("Ada", "greedy"), Seat("Bo", "greedy")])
-    app.table.run_bots()
-    record = app.table.record()
-
-    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
-        end = EndScreen(app.table.result_lines(), "", None, record, [(0, "Ada"), (1, "Bo")],
-                        playouts=4)
-        assert isinstance(app.screen, EndScreen)
-        await app.pop_screen()  # the app's own, which offers no review: bots played here
-        await app.push_screen(end)
-        assert {b.id for b in end.query(Button)} >= {"review-0", "review-1"}
-        await pilot.click("#review-1")
-        await review_done(pilot)
-        assert isinstance(app.screen, ReviewScreen) and app.screen.seat.name == "Bo"
-        await pilot.press("escape")
-        assert app.screen is end
-        await pilot.press("q")
-
-    drive(app, body)
-
-
-def test_leaving_during_a_review_calls_it_off(tmp_path: Path) -> None:
-    app = new_app(tmp_path, seed=2)
-    app.review_playouts = 20_000  # seconds a decision: over half a minute in all
-    left: list[float] = []
-
-    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
-        await play_to_the_end(pilot, app)
-        await pilot.press("r")
-        await pilot.pause()
-        assert "reviewing Ada" in text(app, "#review-status")
-        await pilot.press("r")
-        assert "still reviewing Ada" in text(app, "#review-status")
-        left.append(time.monotonic())
-        await pilot.press("q")
-
-    drive(app, body)
-    assert app.return_value == str(app.table.path)
-    # the decision under way is called off within a world, and no further one starts
-    assert time.monotonic() - left[0] < 10

@@ -6,19 +6,11 @@ import asyncio
 from pathlib import Path
 
 from textual.pilot import Pilot
+from tuikit import settle
 
 from noreturn.engine import Declare
 from noreturn.tui.screens import EndScreen, TextScreen
 from noreturn.tui.tutorial import END_LESSON, LESSONS, TutorialApp, tutorial_table
-
-
-async def _settle(pilot: Pilot[str], app: TutorialApp) -> None:
-    for _ in range(1000):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if not app.bot_busy and not app.table.bot_to_move():
-            return
-    raise AssertionError("the bots never finished")
 
 
 def test_following_the_hints_meets_every_lesson_in_order(tmp_path: Path) -> None:
@@ -26,7 +18,7 @@ def test_following_the_hints_meets_every_lesson_in_order(tmp_path: Path) -> None
     seen: list[str] = []
 
     async def body(pilot: Pilot[str]) -> None:
-        await _settle(pilot, app)
+        await settle(pilot)
         while not isinstance(app.screen, EndScreen):
             await pilot.pause()
             if isinstance(app.screen, TextScreen):  # a lesson: read it, then go on
@@ -36,7 +28,7 @@ def test_following_the_hints_meets_every_lesson_in_order(tmp_path: Path) -> None
                 continue
             await pilot.press("h")
             await pilot.press(*(("d", "y") if isinstance(app.hinted, Declare) else ("enter",)))
-            await _settle(pilot, app)
+            await settle(pilot)
 
     async def run() -> None:
         async with app.run_test(size=(80, 24)) as pilot:

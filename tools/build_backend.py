@@ -10,7 +10,15 @@ adding build requirements: a backend beside the project (``backend-path``) that 
 from __future__ import annotations
 
 from setuptools import build_meta as _setuptools
-from setuptools.build_meta import *  # noqa: F403  (the PEP 517 hooks, unchanged)
+from setuptools.build_meta import (  # the other PEP 517 hooks, unchanged
+    build_editable,
+    build_sdist,
+    build_wheel,
+    get_requires_for_build_editable,
+    get_requires_for_build_sdist,
+    prepare_metadata_for_build_editable,
+    prepare_metadata_for_build_wheel,
+)
 
 MYPYC = "mypy>=1.10,<3"
 """mypyc comes with mypy; the range is the one the project type-checks with."""
@@ -20,3 +28,8 @@ def get_requires_for_build_wheel(
         config_settings: dict[str, str | list[str]] | None = None) -> list[str]:
     """Setuptools' requirements for a wheel, and mypy for its compiled modules."""
     return [*_setuptools.get_requires_for_build_wheel(config_settings), MYPYC]
+
+
+__all__ = ["build_editable", "build_sdist", "build_wheel", "get_requires_for_build_editable",
+           "get_requires_for_build_sdist", "get_requires_for_build_wheel",
+           "prepare_metadata_for_build_editable", "prepare_metadata_for_build_wheel"]

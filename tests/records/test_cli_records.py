@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_records_roundtrip import VARIANTS, recorded_game
+from recordkit import VARIANTS, recorded_game
 from typer.testing import CliRunner
 
 from noreturn.cli import app

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_records_roundtrip import VARIANTS, Game, recorded_game
+from recordkit import VARIANTS, Game, recorded_game
 
 from noreturn.engine import Rules
 from noreturn.records import Record, Verdict, read_record

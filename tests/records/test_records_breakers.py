@@ -1,6 +1,6 @@
 """The record checker on records broken one way each: every rule a record can break.
 
-A broken record is made from a valid generated game (``test_records_roundtrip.py``'s games)
+A broken record is made from a valid generated game (``recordkit.py``'s games)
 by one change (``BREAKERS``); the checker must name the first offending event, tag the
 problem with the right code, and give back the state of just before that event. The
 hand-written fixtures, malformed events and the header: ``test_records_validate.py``.
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from test_records_roundtrip import VARIANTS, Game, snapshot_game
+from recordkit import VARIANTS, Game, snapshot_game
 
 from noreturn.engine import PLAY, GameState, tile_code, value_of
 from noreturn.records import Record, check_record, parse_record

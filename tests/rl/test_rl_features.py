@@ -17,6 +17,7 @@ import pytest
 np = pytest.importorskip("numpy", reason="the learning interfaces need numpy: "
                                          "pip install -e '.[rl]'")
 
+from leakkit import own_tile_swaps, positions, redeal  # noqa: E402
 from noreturn.engine import (  # noqa: E402 - after the skip above
     GameState,
     Rules,
@@ -39,7 +40,6 @@ from noreturn.rl.features import (  # noqa: E402
     tile_index,
 )
 from strategies import POLICIES, game_positions, play_game  # noqa: E402
-from test_leak import own_tile_swaps, positions, redeal  # noqa: E402
 
 VARIANTS = [
     Rules(),

@@ -47,6 +47,16 @@ TILE = re.compile(r"(?<![A-Za-z0-9_-])[ROYGBP]\d{1,2}(?![A-Za-z0-9_-])")
 HIDDEN_VERBS = ("drew", "was dealt", "exchanged", "set aside")
 
 
+class FakeClock:
+    """A clock the test moves by hand (the rate limiters take their clock as an argument)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 class Weigher:
     """A bot with no budget that thinks at every view, as medium at its switch: a server
     queues its decisions as brief thinking (``botturns.queues_brief``)."""

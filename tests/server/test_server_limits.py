@@ -22,6 +22,7 @@ import pytest
 from fastapi.testclient import TestClient
 from srvkit import (
     SMALL,
+    FakeClock,
     Player,
     connect,
     create,
@@ -45,16 +46,6 @@ from noreturn.server.limits import (
 
 LIMITS = MessageLimits()
 SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "random"}]
-
-
-class FakeClock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 # ------------------------------------------------------------------ the buckets alone

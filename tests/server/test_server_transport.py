@@ -18,6 +18,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from srvkit import (
+    FakeClock,
     connect,
     create,
     free_port,
@@ -28,7 +29,6 @@ from srvkit import (
     wait_serving,
 )
 from starlette.websockets import WebSocketDisconnect
-from test_server_limits import FakeClock
 
 from noreturn.server import create_app
 from noreturn.server.limits import MAX_BODY, MAX_DEPTH, nesting_depth

@@ -1,6 +1,6 @@
 """The browser in German: a whole game read in German, and the language switch.
 
-Playwright drives Debian's Chromium (the fixtures of test_browser.py). A German browser
+Playwright drives Debian's Chromium (the fixtures of browserkit.py). A German browser
 (``Accept-Language: de``) gets every page in German at once; the switch at the top of each
 page changes the language for this browser, remembered across pages.
 """
@@ -14,7 +14,7 @@ import pytest
 sync_api = pytest.importorskip("playwright.sync_api",
                                reason="Playwright for Python is not installed")
 
-from test_browser import (  # noqa: E402 - after the skip above
+from browserkit import (  # noqa: E402 - after the skip above
     ServerThread,
     browser,  # noqa: F401 - a fixture
     create_in_lobby,

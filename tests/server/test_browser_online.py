@@ -4,7 +4,7 @@ the chat shows HTML as text (and only its refusals keep a sent text in the box),
 alone with bots takes back a turn, and a phone (375 px) at a table of three has all of it
 without sideways scrolling.
 
-Reuses the fixtures of ``test_browser.py`` (a real server in a thread, Debian's Chromium);
+Reuses the fixtures of ``browserkit.py`` (a real server in a thread, Debian's Chromium);
 the timer's server also offers a 2-second timer (``create_app(turn_times=...)``), so a
 turn runs out in a test without waiting minutes.
 """
@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
 
-from test_browser import (
+from browserkit import (
     ServerThread,
     browser,  # noqa: F401 - a fixture
     join_and_start,

@@ -1,7 +1,7 @@
 """People across tables in a real Chromium (issue 18): the player key, My games, the
 leaderboard and the rematch, on a phone (375 px) and at a desktop's width.
 
-Reuses the fixtures of ``test_browser.py`` (a real server in a thread, Debian's Chromium).
+Reuses the fixtures of ``browserkit.py`` (a real server in a thread, Debian's Chromium).
 Games the test only needs finished are played on the server's own service, in-process
 (people only, so no bot of the server moves at the same time).
 """
@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
 
-from test_browser import (
+from browserkit import (
     SMALL_RULES,
     ServerThread,
     browser,  # noqa: F401 - a fixture

@@ -14,7 +14,7 @@ import pytest
 sync_api = pytest.importorskip("playwright.sync_api",
                                reason="Playwright for Python is not installed")
 
-from test_browser import (  # noqa: E402 - after the skip above
+from browserkit import (  # noqa: E402 - after the skip above
     ServerThread,
     browser,  # noqa: F401 - a fixture
     create_in_lobby,

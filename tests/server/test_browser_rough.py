@@ -1,6 +1,6 @@
 """The browser's rough spots of issue 18, each fixed with an assertion here.
 
-Reuses the fixtures of ``test_browser.py`` (a real server in a thread, Debian's Chromium).
+Reuses the fixtures of ``browserkit.py`` (a real server in a thread, Debian's Chromium).
 Pure rendering is checked by importing the page's own modules into a page of the server
 (fast: no game is played); the rest drives real tables.
 """
@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
 
-from test_browser import (
+from browserkit import (
     SMALL_RULES,
     ServerThread,
     browser,  # noqa: F401 - a fixture

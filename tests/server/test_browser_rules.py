@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_browser import (  # noqa: F401 - the fixtures are used by name
+from browserkit import (  # noqa: F401 - the fixtures are used by name
     ServerThread,
     browser,
     new_page,

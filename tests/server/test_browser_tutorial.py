@@ -4,7 +4,7 @@ From the lobby's "Learn to play" to the end, on a phone (375 px): the tutorial's
 opens with its lessons on, each lesson comes once at its moment in a panel that fits the
 screen and never covers the hand, the hinted move's tiles are marked, and the newcomer
 follows the hints, by keyboard for the first phase, by tapping after, to the end lesson's
-tips. Reuses the fixtures of ``test_browser.py`` (a real server, bots without delay).
+tips. Reuses the fixtures of ``browserkit.py`` (a real server, bots without delay).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
 
-from test_browser import (
+from browserkit import (
     MAX_TURNS,
     TILE,
     ServerThread,

@@ -205,6 +205,7 @@ def history(
 
 
 def _rules(players: int, text: str) -> Rules:
+    """``--players`` and ``--rules`` as the engine's rules, or an error naming the keys."""
     try:
         return Rules.parse(text, players=players)
     except NoReturnError as exc:

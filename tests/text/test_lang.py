@@ -195,10 +195,14 @@ def test_the_languages_on_offer_are_one_list_everywhere() -> None:
 
 @pytest.mark.parametrize(("argv", "expected"), [
     (["play", "--lang", "de"], "de"), (["--lang=de", "tournament"], "de"),
-    (["play", "--lang", "xx"], "en"), (["play", "--lang"], "en"), (["play"], "en"),
+    (["play", "--lang", "xx"], "en"), (["play", "--lang"], "en"), (["play"], "en"), ([], "en"),
 ])
 def test_the_command_line_language_is_read_before_any_help(argv: list[str],
                                                            expected: str) -> None:
     """``--lang`` anywhere, else the terminal's: here an English LANG."""
     assert from_command_line(argv, {"LANG": "en_GB.UTF-8"}) == expected
+
+
+def test_without_lang_on_the_command_line_the_terminal_decides() -> None:
     assert from_command_line(["play"], {"LANG": "de_DE.UTF-8"}) == "de"
+    assert from_command_line(["play", "--language", "de"], {"LANG": "en_GB.UTF-8"}) == "en"

@@ -57,10 +57,9 @@ def known(lang: str) -> str:
 def from_command_line(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> str:
     """The language of a command's run, read before its help is written: ``--lang X``
     anywhere on the command line, else the terminal's (``from_environment``)."""
-    for i, arg in enumerate(argv):
-        wanted = (argv[i + 1] if arg == "--lang" and i + 1 < len(argv)
-                  else arg.removeprefix("--lang=") if arg.startswith("--lang=") else None)
-        if wanted is not None and wanted in LANGUAGES:
+    for arg, following in zip(argv, [*argv[1:], ""], strict=False):  # (argv may be empty)
+        wanted = following if arg == "--lang" else arg.removeprefix("--lang=")
+        if arg.startswith("--lang") and wanted in LANGUAGES:
             return wanted
     return from_environment(environ)
 

@@ -1,9 +1,9 @@
 """The browser tests' shared parts: the real server in a thread, headless Chromium, and
-the page helpers a person's clicks are made of (``test_browser*.py`` import them).
+the page helpers a person's clicks are made of (``test_browser*.py`` import them; the
+fixtures that start the server and Chromium are in ``conftest.py`` and import this lazily).
 
 Importing it skips the importing module, with the reason, when Playwright (Python) or the
-server's packages are missing; the ``browser`` fixture skips when Chromium will not start.
-``NORETURN_CHROMIUM`` names another Chromium binary.
+server's packages are missing. ``NORETURN_CHROMIUM`` names another Chromium binary.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -71,42 +70,6 @@ class ServerThread:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
-    """One server with a fresh SQLite database for this module's tests."""
-    db = tmp_path_factory.mktemp("browser") / "tables.db"
-    with ServerThread(f"sqlite:///{db}") as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
-    """A server whose bots wait ``BOT_DELAY`` seconds before each move, as people see them."""
-    db = tmp_path_factory.mktemp("browser-slow") / "tables.db"
-    with ServerThread(f"sqlite:///{db}", bot_delay=BOT_DELAY) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def reviewing_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
-    """A server that reviews finished games at ``REVIEW_PLAYOUTS`` a decision (quick)."""
-    db = tmp_path_factory.mktemp("browser-review") / "tables.db"
-    with ServerThread(f"sqlite:///{db}", review_playouts=REVIEW_PLAYOUTS) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Headless Chromium (the system's), skipped with the reason if it will not start."""
-    with sync_api.sync_playwright() as pw:
-        try:
-            chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        except sync_api.Error as exc:
-            pytest.skip(f"Chromium at {CHROMIUM} does not start: {exc.message.splitlines()[0]}")
-        yield chromium
-        chromium.close()
 
 
 def new_page(browser: Any, **context: Any) -> tuple[Any, list[str]]:

@@ -3,6 +3,10 @@
 PostgreSQL is ``postgresql://postgres@127.0.0.1:5432/test`` or ``$NORETURN_TEST_PG_URL``;
 each test gets a fresh schema (dropped afterwards) through the connection's search_path, so
 tests never see each other's tables.
+
+The browser tests' fixtures (a real server in a thread, headless Chromium) are here too, so
+pytest finds them by name; they import ``browserkit.py`` (Playwright, uvicorn) only when a
+test asks for them, and a test whose parts are missing is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import secrets
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import pytest
@@ -22,6 +27,9 @@ try:  # the server's dependencies (fastapi, SQLAlchemy, alembic) may not be inst
     import sqlalchemy  # noqa: F401
 except ImportError:  # pragma: no cover - a laptop without the server's dependencies
     collect_ignore_glob = ["test_*.py"]
+
+if TYPE_CHECKING:
+    from browserkit import ServerThread
 
 PG_URL = os.environ.get("NORETURN_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -66,3 +74,51 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     finally:
         with psycopg.connect(PG_URL, autocommit=True) as conn:
             conn.execute(f"drop schema if exists {schema} cascade")
+
+
+def _live_server(tmp_path_factory: pytest.TempPathFactory, name: str,
+                 **options: Any) -> Iterator[ServerThread]:
+    """The real app on a fresh SQLite database, in a thread, for one module's tests."""
+    from browserkit import ServerThread  # noqa: PLC0415 - Playwright and uvicorn: lazily
+
+    db = tmp_path_factory.mktemp(name) / "tables.db"
+    with ServerThread(f"sqlite:///{db}", **options) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
+    """One server with a fresh SQLite database for this module's browser tests."""
+    yield from _live_server(tmp_path_factory, "browser")
+
+
+@pytest.fixture(scope="module")
+def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
+    """A server whose bots wait ``browserkit.BOT_DELAY`` seconds before each move, as
+    people see them."""
+    from browserkit import BOT_DELAY  # noqa: PLC0415
+
+    yield from _live_server(tmp_path_factory, "browser-slow", bot_delay=BOT_DELAY)
+
+
+@pytest.fixture(scope="module")
+def reviewing_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
+    """A server that reviews finished games at ``browserkit.REVIEW_PLAYOUTS`` a decision."""
+    from browserkit import REVIEW_PLAYOUTS  # noqa: PLC0415
+
+    yield from _live_server(tmp_path_factory, "browser-review",
+                            review_playouts=REVIEW_PLAYOUTS)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium (the system's), skipped with the reason if it will not start."""
+    from browserkit import CHROMIUM, CHROMIUM_FLAGS, sync_api  # noqa: PLC0415
+
+    with sync_api.sync_playwright() as pw:
+        try:
+            chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        except sync_api.Error as exc:
+            pytest.skip(f"Chromium at {CHROMIUM} does not start: {exc.message.splitlines()[0]}")
+        yield chromium
+        chromium.close()

@@ -9,8 +9,8 @@ phone-sized viewport must not scroll sideways and its controls must be tap-sized
 Skipped, with the reason, when Playwright (Python), the server's packages or Chromium are
 missing. ``NORETURN_CHROMIUM`` names another Chromium binary. The picture in the docs is made
 by ``docs/make_web_screenshot.py``, not here, so a test run never rewrites the docs. The
-server, the browser and the page helpers are in ``browserkit.py``, which the other browser
-tests share.
+page helpers are in ``browserkit.py`` and the server and browser fixtures in ``conftest.py``,
+which the other browser tests share.
 """
 
 from __future__ import annotations
@@ -22,21 +22,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import (  # the fixtures (server, browser, ...) are used by name
+from browserkit import (
     CHROMIUM,
     MAX_TURNS,
     SMALL_RULES,
     ServerThread,
-    browser,  # noqa: F401
     check_feedback_before_sending,
     create_in_lobby,
     join_and_start,
     new_page,
     overflow,
     play_hinted_move,
-    reviewing_server,  # noqa: F401
-    server,  # noqa: F401
-    slow_server,  # noqa: F401
     small_targets,
     sync_api,
     wait_for_decision,
@@ -74,7 +70,7 @@ def check_end_screen(page: Any, base: str, table_id: str) -> None:
     assert page.get_attribute("#end-record", "href") == f"/api/tables/{table_id}/record"
 
 
-def test_a_whole_game_against_a_bot_by_clicking(server: ServerThread, browser: Any) -> None:  # noqa: F811
+def test_a_whole_game_against_a_bot_by_clicking(server: ServerThread, browser: Any) -> None:
     """Lobby → seat → join → start → every move by clicking → end screen = the record."""
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
     href = create_in_lobby(page, server.base)
@@ -118,8 +114,8 @@ def test_a_whole_game_against_a_bot_by_clicking(server: ServerThread, browser: A
     assert errors == []
 
 
-def test_a_phone_sees_everything_without_sideways_scrolling(server: ServerThread,  # noqa: F811
-                                                           browser: Any) -> None:  # noqa: F811
+def test_a_phone_sees_everything_without_sideways_scrolling(server: ServerThread,
+                                                           browser: Any) -> None:
     """390 x 844 (a phone): lobby, table, spectator view and replay fit; tap-sized controls."""
     phone = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
              "device_scale_factor": 2}
@@ -157,7 +153,7 @@ def test_a_phone_sees_everything_without_sideways_scrolling(server: ServerThread
     assert errors == []
 
 
-def test_a_wrong_seat_link_says_so_and_stops(server: ServerThread, browser: Any) -> None:  # noqa: F811
+def test_a_wrong_seat_link_says_so_and_stops(server: ServerThread, browser: Any) -> None:
     """A made-up token: a clear error, no endless reconnecting, a way to watch instead."""
     page, errors = new_page(browser)
     table = page.request.post(f"{server.base}/api/tables", data={
@@ -172,7 +168,7 @@ def test_a_wrong_seat_link_says_so_and_stops(server: ServerThread, browser: Any)
 
 
 def test_when_to_switch_by_keyboard_on_a_phone_while_the_bot_is_seen_thinking(
-        slow_server: ServerThread, browser: Any) -> None:  # noqa: F811
+        slow_server: ServerThread, browser: Any) -> None:
     """The button only on phase-1 turns; Enter asks; the advisor's line shows as plain text;
     while the bot is to move the turn note says it is thinking."""
     phone = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
@@ -240,7 +236,7 @@ def check_seat_reviews(page: Any, review: dict[str, Any]) -> None:
 
 
 def test_a_finished_games_replay_shows_every_hand_and_the_review(
-        reviewing_server: ServerThread, browser: Any) -> None:  # noqa: F811
+        reviewing_server: ServerThread, browser: Any) -> None:
     """At 375 px: the replay shows each seat's hand at each step; the review is said to be
     under way (held back here) until the page, asking again, shows it: per seat accuracy,
     luck, switch window, decisions worst first, and the labelled chart. A decision jumps to

@@ -1,6 +1,6 @@
 """The browser in German: a whole game read in German, and the language switch.
 
-Playwright drives Debian's Chromium (the fixtures of browserkit.py). A German browser
+Playwright drives Debian's Chromium (the fixtures of conftest.py). A German browser
 (``Accept-Language: de``) gets every page in German at once; the switch at the top of each
 page changes the language for this browser, remembered across pages.
 """
@@ -16,13 +16,11 @@ sync_api = pytest.importorskip("playwright.sync_api",
 
 from browserkit import (  # noqa: E402 - after the skip above
     ServerThread,
-    browser,  # noqa: F401 - a fixture
     create_in_lobby,
     join_and_start,
     new_page,
     overflow,
     play_hinted_move,
-    server,  # noqa: F401 - a fixture
     wait_for_decision,
 )
 
@@ -32,7 +30,7 @@ ENGLISH = ("Your hand", "Turn log", "placed", " drew ", "Final scores", "score n
 
 
 def test_a_whole_game_in_german_in_the_browser(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811 - fixtures
+        server: ServerThread, browser: Any) -> None:
     page, errors = new_page(browser, locale="de-DE", viewport={"width": 1280, "height": 900})
     page.goto(server.base + "/")
     sync_api.expect(page.locator("#create")).to_have_text("Tisch anlegen")
@@ -58,7 +56,7 @@ def test_a_whole_game_in_german_in_the_browser(
 
 
 def test_the_language_switch_is_remembered_across_pages(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811 - fixtures
+        server: ServerThread, browser: Any) -> None:
     page, errors = new_page(browser, locale="en-GB", viewport={"width": 375, "height": 740})
     page.goto(server.base + "/")
     sync_api.expect(page.locator("#create")).to_have_text("Create the table")
@@ -73,7 +71,7 @@ def test_the_language_switch_is_remembered_across_pages(
     assert errors == []
 
 
-def test_german_words_fit_a_phone(server: ServerThread, browser: Any) -> None:  # noqa: F811
+def test_german_words_fit_a_phone(server: ServerThread, browser: Any) -> None:
     """German words run longer than English: on a 375 px phone nothing scrolls sideways,
     in the lobby, at the table, and at the end."""
     page, errors = new_page(browser, locale="de-DE", viewport={"width": 375, "height": 740},

@@ -4,7 +4,7 @@ the chat shows HTML as text (and only its refusals keep a sent text in the box),
 alone with bots takes back a turn, and a phone (375 px) at a table of three has all of it
 without sideways scrolling.
 
-Reuses the fixtures of ``browserkit.py`` (a real server in a thread, Debian's Chromium);
+Reuses the fixtures of ``conftest.py`` (a real server in a thread, Debian's Chromium);
 the timer's server also offers a 2-second timer (``create_app(turn_times=...)``), so a
 turn runs out in a test without waiting minutes.
 """
@@ -23,12 +23,10 @@ pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not 
 
 from browserkit import (
     ServerThread,
-    browser,  # noqa: F401 - a fixture
     join_and_start,
     new_page,
     overflow,
     play_hinted_move,
-    server,  # noqa: F401 - a fixture
     small_targets,
     sync_api,
     wait_for_decision,
@@ -110,7 +108,7 @@ def first_to_decide(*pages: Any, seconds: float = 15.0) -> Any:
 
 
 def test_the_tab_says_your_turn_and_the_opt_in_alerts_follow(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811
+        server: ServerThread, browser: Any) -> None:
     base = server.base
     ada, ada_errors = new_page(browser)
     bo, bo_errors = new_page(browser)
@@ -163,7 +161,7 @@ def test_the_tab_says_your_turn_and_the_opt_in_alerts_follow(
 
 
 def test_a_turn_timer_runs_out_and_a_bot_plays_the_turn(
-        timer_server: ServerThread, browser: Any) -> None:  # noqa: F811
+        timer_server: ServerThread, browser: Any) -> None:
     base = timer_server.base
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
     table = made(page, base, [{"kind": "human", "name": "Ada"},
@@ -186,7 +184,7 @@ def test_a_turn_timer_runs_out_and_a_bot_plays_the_turn(
 
 
 def test_the_chat_shows_html_as_text_to_everyone(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811
+        server: ServerThread, browser: Any) -> None:
     base = server.base
     ada, ada_errors = new_page(browser)
     bo, bo_errors = new_page(browser)
@@ -223,7 +221,7 @@ def hand_of(page: Any) -> list[str]:
 
 
 def test_undo_against_bots_takes_back_the_last_turn(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811
+        server: ServerThread, browser: Any) -> None:
     base = server.base
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
     table = made(page, base, [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "easy"}])
@@ -266,7 +264,7 @@ def test_undo_against_bots_takes_back_the_last_turn(
 
 
 def test_only_a_chat_refusal_keeps_the_sent_text_in_the_box(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811
+        server: ServerThread, browser: Any) -> None:
     """An error that answers another message (here a made-up ``stale``, slipped in just
     before the chat message reaches the server) does not stop the box from emptying when
     the message arrives; a refusal of the chat (a made-up ``too_long``) keeps the text."""
@@ -303,7 +301,7 @@ def test_only_a_chat_refusal_keeps_the_sent_text_in_the_box(
 
 
 def test_a_phone_at_a_table_of_three_has_timer_chat_and_alerts(
-        timer_server: ServerThread, browser: Any) -> None:  # noqa: F811
+        timer_server: ServerThread, browser: Any) -> None:
     """375 px, three players (Ada and two bots), a slow table (1 h a move): the timer is
     on screen on her turn, the chat works, nothing scrolls sideways, controls are tap-sized."""
     base = timer_server.base

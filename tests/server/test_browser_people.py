@@ -1,7 +1,7 @@
 """People across tables in a real Chromium (issue 18): the player key, My games, the
 leaderboard and the rematch, on a phone (375 px) and at a desktop's width.
 
-Reuses the fixtures of ``browserkit.py`` (a real server in a thread, Debian's Chromium).
+Reuses the fixtures of ``conftest.py`` (a real server in a thread, Debian's Chromium).
 Games the test only needs finished are played on the server's own service, in-process
 (people only, so no bot of the server moves at the same time).
 """
@@ -20,13 +20,11 @@ pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not 
 from browserkit import (
     SMALL_RULES,
     ServerThread,
-    browser,  # noqa: F401 - a fixture
     create_in_lobby,
     join_and_start,
     new_page,
     overflow,
     play_hinted_move,
-    server,  # noqa: F401 - a fixture
     small_targets,
     sync_api,
     wait_for_decision,
@@ -76,7 +74,7 @@ def play_to_the_end(page: Any) -> None:
 
 
 def test_my_games_and_the_leaderboard_with_the_browsers_key(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811
+        server: ServerThread, browser: Any) -> None:
     """On a phone: the lobby links to My games and the leaderboard; the browser makes its
     key once and joins with it; the finished game is in My games with its place and the
     rating, and on the board (the "you" line); a key brought from another device shows
@@ -158,7 +156,7 @@ def check_another_key(page: Any, base: str, key: str, other: str) -> None:
 
 
 def test_a_rematch_keeps_the_seats_and_every_link_reaches_it(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811
+        server: ServerThread, browser: Any) -> None:
     """Ada on a phone, Bo at a desktop, both on their finished table's page: Ada asks for
     the rematch and lands on it by her old link's token; Bo's page offers "Play the
     rematch" by itself, which seats him there; Bo starts it. A spectator of the old table
@@ -211,7 +209,7 @@ def test_a_rematch_keeps_the_seats_and_every_link_reaches_it(
     assert ada_errors == bo_errors == watcher_errors == lobby_errors == []
 
 
-def test_join_and_start_send_the_key(server: ServerThread, browser: Any) -> None:  # noqa: F811
+def test_join_and_start_send_the_key(server: ServerThread, browser: Any) -> None:
     """The lobby's "Take this seat" joins with the browser's key: the seat is in its
     history at once (before any game is played)."""
     page, errors = new_page(browser, **DESKTOP)

@@ -16,18 +16,16 @@ sync_api = pytest.importorskip("playwright.sync_api",
 
 from browserkit import (  # noqa: E402 - after the skip above
     ServerThread,
-    browser,  # noqa: F401 - a fixture
     create_in_lobby,
     join_and_start,
     new_page,
     play_hinted_move,
-    server,  # noqa: F401 - a fixture
     wait_for_decision,
 )
 
 
 def test_a_seat_link_opened_again_resumes_the_game(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811 - fixtures
+        server: ServerThread, browser: Any) -> None:
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
     href = create_in_lobby(page, server.base)
     page.goto(server.base + href)

@@ -1,6 +1,6 @@
 """The browser's rough spots of issue 18, each fixed with an assertion here.
 
-Reuses the fixtures of ``browserkit.py`` (a real server in a thread, Debian's Chromium).
+Reuses the fixtures of ``conftest.py`` (a real server in a thread, Debian's Chromium).
 Pure rendering is checked by importing the page's own modules into a page of the server
 (fast: no game is played); the rest drives real tables.
 """
@@ -17,14 +17,11 @@ pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not 
 from browserkit import (
     SMALL_RULES,
     ServerThread,
-    browser,  # noqa: F401 - a fixture
     create_in_lobby,
     join_and_start,
     new_page,
     overflow,
     play_hinted_move,
-    server,  # noqa: F401 - a fixture
-    slow_server,  # noqa: F401 - a fixture
     sync_api,
     wait_for_decision,
 )
@@ -41,7 +38,7 @@ def run_js(page: Any, body: str) -> Any:
 
 
 @pytest.fixture
-def lobby_page(server: ServerThread, browser: Any) -> Any:  # noqa: F811
+def lobby_page(server: ServerThread, browser: Any) -> Any:
     """The lobby page, for its origin (the modules load from the server)."""
     page, errors = new_page(browser)
     page.goto(server.base + "/")
@@ -128,7 +125,7 @@ def test_words_one_tile_scored_rows_and_final_scores(lobby_page: Any) -> None:
 
 
 def test_guidance_is_not_an_error_and_a_selection_made_while_the_bot_thinks_stays(
-        slow_server: ServerThread, browser: Any) -> None:  # noqa: F811
+        slow_server: ServerThread, browser: Any) -> None:
     """Issue 18.3: with nothing selected, and while the bot moves, the move lines are neutral
     guidance (no ✗, not red) naming whose turn it is. 18.5: tiles selected while the bot
     thinks are still selected when the turn comes."""
@@ -164,7 +161,7 @@ def test_guidance_is_not_an_error_and_a_selection_made_while_the_bot_thinks_stay
 
 
 def test_moves_are_off_while_disconnected_and_the_notice_goes_on_reconnecting(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811
+        server: ServerThread, browser: Any) -> None:
     """Issue 18.6: during an outage no move, hint or "your turn"; back online, the "Not
     connected" notice is gone and the turn is back."""
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
@@ -191,7 +188,7 @@ def test_moves_are_off_while_disconnected_and_the_notice_goes_on_reconnecting(
 
 
 def test_the_waiting_room_takes_the_seat_in_one_click_and_starts_when_all_joined(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811
+        server: ServerThread, browser: Any) -> None:
     """Issue 18.4: "Take this seat" joins at once; Start is off (and says whom it waits for)
     until the other person joined; then one click starts."""
     page, errors = new_page(browser, viewport={"width": 375, "height": 812}, is_mobile=True,
@@ -245,7 +242,7 @@ def keys_for(page: Any, action: str, enter: str) -> list[str]:
     return [str(i + 1) for i in used] + [enter or verb[0]]
 
 
-def test_a_game_by_keys_alone_keeps_the_focus(server: ServerThread, browser: Any) -> None:  # noqa: F811
+def test_a_game_by_keys_alone_keeps_the_focus(server: ServerThread, browser: Any) -> None:
     """Issue 18.7: the terminal's keys (1-9, p, e, d, h, t, ?, Enter): a few presses a move,
     and after each move the focus is still in the seat's panel."""
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900})
@@ -296,7 +293,7 @@ def test_a_game_by_keys_alone_keeps_the_focus(server: ServerThread, browser: Any
 
 
 def test_a_phone_with_three_players_shows_the_hand_and_hint_on_the_turn(
-        slow_server: ServerThread, browser: Any) -> None:  # noqa: F811
+        slow_server: ServerThread, browser: Any) -> None:
     """Issue 18.8: 375 px, two opponents: the own panel comes first, and each turn brings
     the hand and the Hint button on screen, though the player scrolled down meanwhile."""
     base = slow_server.base
@@ -347,7 +344,7 @@ def score_by_keys(page: Any, action: str) -> int:
     return presses + count - 1 + len(keys)
 
 
-def test_a_score_aimed_and_paid_by_keys(server: ServerThread, browser: Any) -> None:  # noqa: F811
+def test_a_score_aimed_and_paid_by_keys(server: ServerThread, browser: Any) -> None:
     """Issue 18.7, phase 2 by keys: after two placements and a declaration, r aims at a row,
     + widens the aim, digits pay and s scores (the hinted score)."""
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900})

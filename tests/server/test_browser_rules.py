@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from browserkit import (  # noqa: F401 - the fixtures are used by name
+from browserkit import (
     ServerThread,
-    browser,
     new_page,
     overflow,
-    server,
     small_targets,
 )
 
 
-def test_the_rules_page_shows_tiles_and_an_example_of_each_turn(server: ServerThread,  # noqa: F811
-                                                                  browser: Any) -> None:  # noqa: F811
+def test_the_rules_page_shows_tiles_and_an_example_of_each_turn(server: ServerThread,
+                                                                  browser: Any) -> None:
     page, errors = new_page(browser, viewport={"width": 375, "height": 812},
                             is_mobile=True, has_touch=True)
     page.goto(f"{server.base}/")

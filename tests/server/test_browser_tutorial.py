@@ -4,7 +4,7 @@ From the lobby's "Learn to play" to the end, on a phone (375 px): the tutorial's
 opens with its lessons on, each lesson comes once at its moment in a panel that fits the
 screen and never covers the hand, the hinted move's tiles are marked, and the newcomer
 follows the hints, by keyboard for the first phase, by tapping after, to the end lesson's
-tips. Reuses the fixtures of ``browserkit.py`` (a real server, bots without delay).
+tips. Reuses the fixtures of ``conftest.py`` (a real server, bots without delay).
 """
 
 from __future__ import annotations
@@ -20,10 +20,8 @@ from browserkit import (
     MAX_TURNS,
     TILE,
     ServerThread,
-    browser,  # noqa: F401 - a fixture
     new_page,
     overflow,
-    server,  # noqa: F401 - a fixture
     small_targets,
     sync_api,
     wait_for_decision,
@@ -123,7 +121,7 @@ def meet_lesson(page: Any, seen: list[str]) -> bool:
 
 
 def test_the_tutorial_from_the_lobby_teaches_every_lesson_on_a_phone(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811
+        server: ServerThread, browser: Any) -> None:
     page, errors = new_page(browser, **PHONE)
     page.goto(server.base + "/")
     page.locator("#seats .seat-line").first.wait_for()  # the lobby's script has run
@@ -172,7 +170,7 @@ def test_the_tutorial_from_the_lobby_teaches_every_lesson_on_a_phone(
 
 
 def test_the_rules_page_starts_the_tutorial_in_german_and_a_lesson_closes_with_escape(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811
+        server: ServerThread, browser: Any) -> None:
     """A German browser (Accept-Language) gets German lessons and plays as "Du"; the
     lessons can be turned off for good."""
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900}, locale="de-DE")
@@ -227,7 +225,7 @@ STALE_HINT = """async () => {
 
 
 def test_a_hint_answered_after_the_game_moved_on_teaches_nothing(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811
+        server: ServerThread, browser: Any) -> None:
     """The tutor judges the lessons by the hint for the state's version: an answer for an
     older version (it names its version), even one arriving after the tutor asked again,
     is not taken for the current one (tutorial.js, driven with made-up messages on a page
@@ -241,7 +239,7 @@ def test_a_hint_answered_after_the_game_moved_on_teaches_nothing(
 
 
 def test_your_tables_shows_a_tutorial_the_public_list_leaves_out(
-        server: ServerThread, browser: Any) -> None:  # noqa: F811
+        server: ServerThread, browser: Any) -> None:
     """A guided game is not in the lobby's public list, yet the lobby's "Your tables" knows
     its status by asking for it: "Play as You" while it goes on, none once it is closed."""
     page, errors = new_page(browser, **PHONE)

@@ -1,7 +1,8 @@
 """The bots' studies in ``benchmarks/``: ``headroom.py`` (the plan and a search that knows its
 rival is random, on the same deals), ``search_regret.py`` (``--beyond``: moves outside the
 search's candidates; ``--near-switch``: positions near the switch; ``hands+`` and the other
-partial truths a search may be given), ``ranker_study.py``
+partial truths a search may be given), ``hand_inference.py`` (the others' hands weighed by
+their public histories), ``ranker_study.py``
 (a move ranker learned from playout values) and ``fingerprint.py`` (a hash of fixed games'
 records, which speed work must leave alone), in tiny runs: they run, and they print what
 they promise."""
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import sys
 from pathlib import Path
 from random import Random
 from types import ModuleType
@@ -39,6 +41,7 @@ def _study(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # a dataclass looks its module up there
     spec.loader.exec_module(module)
     return module
 
@@ -203,3 +206,38 @@ def test_the_fingerprint_repeats_and_changes_with_a_decision(
     changed = dataclasses.replace(plan.PARAMS[2], dump_max=0)
     monkeypatch.setitem(plan.PARAMS, 2, changed)
     assert fingerprint.fingerprint(2, [2]) != first
+
+
+def test_the_inference_study_rebuilds_a_true_history_without_a_misfit() -> None:
+    """Walked backward with the draws as they came, the true hand gives back every decision
+    the plan made: the rebuilding of past hands is right, so misfits measure the world."""
+    study = _study("hand_inference")
+    checked = 0
+    for state, history in study.positions(4, 6, 0):
+        assert plan.near_switch(state)
+        for other in range(4):
+            if other != state.to_move:
+                wrong, decisions = study.misfits(history, other, state.hands[other],
+                                                 state.exchanged[other], Random(1),
+                                                 true_draws=True)
+                assert wrong == 0
+                checked += decisions
+    assert checked > 6
+    state, history = study.positions(4, 1, 0)[0]  # a wrong hand misfits somewhere
+    other = (state.to_move + 1) % 4
+    misfit = [study.misfits(history, other, sample_world(view(state, state.to_move),
+                                                         Random(k)).hands[other],
+                            state.exchanged[other], Random(k))[0] for k in range(20)]
+    assert any(misfit)
+
+
+def test_the_inference_study_prints_the_errors_of_each_way_of_weighing(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    study = _study("hand_inference")
+    assert study.main(["--players", "3", "--positions", "2", "--worlds", "3",
+                       "--latents", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "2 positions:" and lines[1].startswith("4 other seats, ")
+    ways = [line.split(":")[0].strip() for line in lines[2:]]
+    assert ways == ["uniform worlds", *(f"weighed, eps {e:g}" for e in study.EPS)]
+    assert all("power error " in line and "effective worlds " in line for line in lines[2:])

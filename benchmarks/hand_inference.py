@@ -4,7 +4,7 @@
 
 A search samples the other hands uniformly from the unseen tiles (``sample_world``).
 Knowing each other seat's paying power would gain a four-player search as much near the
-switch as all the rest it finds (docs/bots.md, "What in the hands"), and the last public
+switch as all the rest it finds (docs/bot-studies.md, "What in the hands"), and the last public
 move did not tell it. This asks whether the whole history does, in the best case for
 inference: every seat plays the plan, the very model the inference assumes.
 

@@ -3,7 +3,7 @@
     python benchmarks/ranker_study.py --players 2 --games 600 --worlds 12 --rivals plan
     python benchmarks/ranker_study.py --players 2 --games 600 --worlds 12 --rivals true
 
-The search bot (hard) is bounded by the plan that plays its playouts (docs/bots.md), so
+The search bot (hard) is bounded by the plan that plays its playouts (docs/bot-studies.md), so
 the lever it needs is a policy better than the plan and still fast enough for a playout.
 This asks whether a linear ranker over a few features of each candidate move can be one.
 
@@ -29,7 +29,7 @@ This asks whether a linear ranker over a few features of each candidate move can
    each seat in turn against the plan, ``heuristic-v1`` and random play, beside the plan
    itself on the same deals (``tune_plan.rotated``).
 
-Needs numpy (the ``rl`` or ``dev`` extra). Its answer is in docs/bots.md.
+Needs numpy (the ``rl`` or ``dev`` extra). Its answer is in docs/bot-studies.md.
 """
 
 from __future__ import annotations

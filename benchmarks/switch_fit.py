@@ -15,7 +15,7 @@
 3. **Games.** The plan with the fitted rule against the plan, and against random play, on
    paired deals (each deal under every rotation of the seats).
 
-It needs numpy (the ``dev`` extra). The fitted rule is not shipped: see docs/bots.md.
+It needs numpy (the ``dev`` extra). The fitted rule is not shipped: see docs/bot-studies.md.
 """
 
 from __future__ import annotations

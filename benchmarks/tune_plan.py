@@ -11,7 +11,7 @@ frozen ``heuristic-v1`` policy (the plan in each seat in turn, the other seats v
 its win rate against the shipped plan (``PARAMS``) in the same way, plus its mean score
 against uniform random play divided by 150, so that 15 points against random count as
 much as 10% of wins: a plan that only beat v1 would have learned v1's habits, not the
-game (several changes did, and lost to the plan itself: docs/bots.md). Every try plays
+game (several changes did, and lost to the plan itself: docs/bot-studies.md). Every try plays
 the same deals (``--seed``), so two tries differ by their constants alone. It prints every
 improvement and the final constants, which go into ``PARAMS`` by hand, with the figures
 into docs/bots.md. ``--evaluate`` measures one change instead: the three yardsticks

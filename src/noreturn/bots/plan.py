@@ -160,7 +160,7 @@ one round): with two players it moved five constants, which held on 400 other de
 (86.6% against v1, 55.3% against the plan before, 122.2 against random); with three and
 four players its changes did not hold on other deals, and the constants stayed.
 The ``solo`` constants were searched for the seat's own score alone, in games against
-random play, where such leads arise (``tune_plan.py --solo``; docs/bots.md). The mulligan's
+random play, where such leads arise (``tune_plan.py --solo``; docs/bot-studies.md). The mulligan's
 constants were searched on their own and held on 1,500 other deals (docs/bots.md)."""
 
 

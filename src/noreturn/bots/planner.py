@@ -5,7 +5,7 @@ plan's own moment it weighs declaring now against waiting over sampled worlds, b
 played out by the plan (``switch.declare_value``, 24 worlds in at most some 35 ms), and
 follows the verdict. The rule of thumb cannot see what the rivals' public rows and pace say
 about this game; the rollouts can. With two players, where a rival who switches first cuts
-the other's time, the plan's rule did better (docs/bots.md).
+the other's time, the plan's rule did better (docs/bot-studies.md).
 
 Every reason says where the plan stands, so that hints given turn after turn read as one
 plan: how many turns are left, how many scoring turns the rows need, and what this move does

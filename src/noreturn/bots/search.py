@@ -21,7 +21,7 @@ second's worlds are few: a search that followed every lucky sample was no strong
 the plan it plays out (25.5% a seat against medium's 27.0% with four players). Near the
 plan's switch (``plan.near_switch``) its rule is least sure, and medium itself weighs the
 switch there rather than follow it: there the plain winner is played (``trust_near``),
-which judged by an oracle gained +0.004 win share a decision (docs/bots.md). There, with
+which judged by an oracle gained +0.004 win share a decision (docs/bot-studies.md). There, with
 ``shifts``, the search also weighs plans for its own switch (``switch_options``): the plan
 with its switch moved by so many turns, for this move and the rest of the game.
 

@@ -21,13 +21,19 @@ the phase-1 decisions near the switch.
 A spec's prefix gives the search part of the truth, to measure what hiding it costs:
 ``cheat+`` the true hands, ``hands+`` the other hands alone, ``bag+`` the bag's contents
 alone, ``power+`` each other seat's paying power, ``fixed+`` one random world for the
-whole decision (the control: a consistent world that is not the truth).
+whole decision (the control: a consistent world that is not the truth), ``model+`` the
+rivals' policy (its playouts play them as they really play, not as the plan).
+
+``--rivals v1`` asks how the search fares against a rival it does not model: the positions
+come from games of the plan in one seat (in turn) against the frozen ``heuristic-v1`` in
+the others, at the plan's decisions, and the oracle plays those rivals as v1.
 
 ``--beyond SCREEN`` asks instead whether a move outside the candidates is worth more
 (``beyond``).
 
 The oracle knows the hands but not the bag's order; the rivals are the plan, as in a
-tournament against medium. So this judges a search against medium, not against people.
+tournament against medium (or v1, with ``--rivals v1``). So this judges a search against
+those, not against people.
 """
 
 from __future__ import annotations
@@ -45,11 +51,13 @@ from random import Random
 from unittest import mock
 
 from noreturn.bots import Deck, make_bot, plan, search
-from noreturn.bots.search import candidates, outcome
+from noreturn.bots.search import Policy, candidates, outcome
+from noreturn.bots.yardsticks import policy_v1
 from noreturn.engine import (
     MULLIGAN,
     PLAY,
     Action,
+    Decision,
     Declare,
     GameState,
     Rules,
@@ -118,10 +126,25 @@ def power_world(state: GameState, within: int = 2,
     return world
 
 
-KNOWS = ("cheat", "hands", "bag", "power", "fixed")
+RIVALS: dict[str, Policy] = {"plan": plan.choose, "v1": policy_v1.choose}
+"""The policies the other seats may play (``--rivals``): the plan, or the frozen v1."""
+
+
+def seats(seat: int, rivals: str) -> Policy:
+    """A playout policy: the plan for ``seat``, the ``rivals`` policy for the others."""
+    others = RIVALS[rivals]
+
+    def policy(state: GameState, rng: Random) -> Decision:
+        return plan.choose(state) if state.to_move == seat else others(state, rng)
+
+    return policy
+
+
+KNOWS = ("cheat", "hands", "bag", "power", "fixed", "model")
 """What a bot spec's prefix (``cheat+search:time=1``) lets the search know: the true
-hands, the other hands alone, the bag's contents alone, the others' paying power, or
-one random world fixed for the whole decision (a control: consistency without truth)."""
+hands, the other hands alone, the bag's contents alone, the others' paying power,
+one random world fixed for the whole decision (a control: consistency without truth), or
+the rivals' policy (``model``: the worlds stay uniform)."""
 
 
 def stand_in(knows: str, state: GameState,
@@ -136,12 +159,24 @@ def stand_in(knows: str, state: GameState,
     return true_world(sample_world(view(state, state.to_move), Random(f"fixed:{index}")))
 
 
+def knowing(knows: str, bot: object, state: GameState, index: int,
+            rivals: str) -> contextlib.AbstractContextManager[object]:
+    """What ``bot`` is let know at ``state`` while it decides (``KNOWS``; "": nothing)."""
+    if not knows:
+        return contextlib.nullcontext()
+    if knows == "model":
+        return mock.patch.object(bot, "playout_policy", lambda seat: seats(seat, rivals))
+    return mock.patch.object(search, "sample_world", stand_in(knows, state, index))
+
+
 def positions(players: int, count: int, seed: int, near: bool = False,
-              mulligan: bool = False) -> list[GameState]:
+              mulligan: bool = False, rivals: str = "plan") -> list[GameState]:
     """``count`` positions from plan self-play: a few decisions of each game, spread over
     its whole length (phase 1, the switch and phase 2); with ``near``, only phase-1
     decisions within medium's window of the switch (``plan.near_switch``), a third of
-    them, where the declaration is weighed; with ``mulligan``, half of the mulligans."""
+    them, where the declaration is weighed; with ``mulligan``, half of the mulligans.
+    With other ``rivals``, the plan plays one seat of each game (in turn) and they the
+    others, and only the plan's decisions are kept."""
     rules = Rules(players=players)
     found: list[GameState] = []
     game = 0
@@ -149,9 +184,14 @@ def positions(players: int, count: int, seed: int, near: bool = False,
         deck = Deck(rules, f"regret:{seed}:{game}")
         pick = Random(f"pick:{seed}:{game}")
         state = GameState(rules, deck.start_player)
+        mine = None if rivals == "plan" else game % players
+        policy = seats(game % players, rivals)
         while not state.is_over() and len(found) < count:
             if state.is_chance():
                 state.play(deck.next_draw(state))
+                continue
+            if mine is not None and state.to_move != mine:
+                state.play(to_action(policy(state, pick)))
                 continue
             if mulligan:
                 wanted, share = state.stage == MULLIGAN, 0.5
@@ -185,15 +225,18 @@ def by_kind(kinds: list[str], gains: list[float], differ: list[bool]) -> None:
               f"(SE {spread:.4f}), differs {sum(differ[i] for i in picked)}", flush=True)
 
 
-def oracle(state: GameState, action: Action, key: str, playouts: int) -> tuple[float, float]:
+def oracle(state: GameState, action: Action, key: str, playouts: int,
+           rivals: str = "plan") -> tuple[float, float]:
     """The mean win share and margin of ``action`` at the true ``state``, over ``playouts``
-    games finished by the plan (draws seeded by ``key``: the same for every action)."""
+    games finished by the plan for the mover and ``rivals`` for the others (draws seeded
+    by ``key``: the same for every action)."""
     seat = state.to_move
+    policy = seats(seat, rivals)
     wins = margins = 0.0
     for k in range(playouts):
         world = state.clone()
         world.apply(action)
-        playout(world, Random(f"{key}:{k}"), plan.choose)
+        playout(world, Random(f"{key}:{k}"), policy)
         margin, win = outcome(world, seat)
         wins += win
         margins += margin
@@ -242,6 +285,8 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--near-switch", action="store_true",
                         help="only positions near the mover's switch (phase 1)")
     parser.add_argument("--mulligan", action="store_true", help="only mulligans")
+    parser.add_argument("--rivals", choices=sorted(RIVALS), default="plan",
+                        help="how the other seats play: the plan, or the frozen v1")
     args = parser.parse_args(argv)
     if args.near_switch and args.mulligan:
         parser.error("--near-switch and --mulligan choose different positions: pick one")
@@ -256,18 +301,19 @@ def main(argv: list[str] | None = None) -> int:
                          args.mulligan), args.beyond, args.playouts)
         return 0
     which = "-near" if args.near_switch else "-mulligan" if args.mulligan else ""
+    which += "" if args.rivals == "plan" else f"-{args.rivals}"
     cache_path = args.cache or Path(f"/tmp/regret-{args.players}-{args.seed}-"
                                     f"{args.playouts}{which}.json")
     cache: dict[str, list[float]] = (json.loads(cache_path.read_text())
                                      if cache_path.exists() else {})
     states = positions(args.players, args.positions, args.seed, args.near_switch,
-                       args.mulligan)
+                       args.mulligan, args.rivals)
 
     def value(index: int, action: Action) -> list[float]:
         name = f"{index}:{action!r}"
         if name not in cache:
             cache[name] = list(oracle(states[index], action, f"oracle:{args.seed}:{index}",
-                                      args.playouts))
+                                      args.playouts, args.rivals))
         return cache[name]
 
     plans = [to_action(plan.choose(s)) for s in states]
@@ -290,8 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         for index, state in enumerate(states):
             seat = state.to_move
             # what hiding costs: the truth, or part of it (the bag's order stays unknown)
-            with (mock.patch.object(search, "sample_world", stand_in(knows, state, index))
-                  if knows else contextlib.nullcontext()):
+            with knowing(knows, bot, state, index, args.rivals):
                 action = bot.act(view(state, seat), legal_actions(state),
                                  Random(f"bot:{index}"))
             chosen, base = value(index, action), value(index, plans[index])

@@ -19,7 +19,7 @@ from types import ModuleType
 import pytest
 
 from noreturn.bots import plan
-from noreturn.bots.search import candidates
+from noreturn.bots.search import SearchBot, candidates
 from noreturn.engine import (
     MULLIGAN,
     PLAY,
@@ -241,3 +241,29 @@ def test_the_inference_study_prints_the_errors_of_each_way_of_weighing(
     ways = [line.split(":")[0].strip() for line in lines[2:]]
     assert ways == ["uniform worlds", *(f"weighed, eps {e:g}" for e in study.EPS)]
     assert all("power error " in line and "effective worlds " in line for line in lines[2:])
+
+
+def test_the_regret_study_can_judge_against_rivals_the_search_does_not_model(
+        tmp_path: Path) -> None:
+    """``--rivals v1``: the plan's seat among frozen v1 rivals, whose moves the oracle plays
+    as v1; ``model+`` lets a search's playouts play the rivals as they really play."""
+    regret = _study("search_regret")
+    states = regret.positions(3, 6, 0, rivals="v1")
+    assert len(states) == 6
+    games = regret.positions(3, 40, 0, rivals="v1")
+    assert len({state.to_move for state in games}) > 1  # the plan's seat goes round
+    policy = regret.seats(1, "v1")
+    state = states[0]
+    mover = state.to_move
+    assert policy(state, Random(0)) == (plan.choose(state) if mover == 1
+                                        else regret.policy_v1.choose(state))
+    bot = SearchBot(iterations=4)
+    rival = next(s for s in states if s.to_move != 1)  # a state where seat 1 is a rival
+    assert bot.playout_policy(1)(rival, Random(0)) == plan.choose(rival)
+    with regret.knowing("model", bot, rival, 0, "v1"):
+        assert bot.playout_policy(1)(rival, Random(0)) == regret.policy_v1.choose(rival)
+    assert regret.main(["--players", "3", "--positions", "2", "--playouts", "2",
+                        "--rivals", "v1", "--cache", str(tmp_path / "cache.json"),
+                        "--bots", "model+search:iterations=4"]) == 0
+    with pytest.raises(SystemExit):
+        regret.main(["--rivals", "nobody"])

@@ -241,7 +241,8 @@ class SearchBot:
             return legal[0]
         seat = view.seat or 0
         first = sample_world(view, rng)
-        options: list[tuple[Action, Policy]] = [(action, plan.choose)
+        policy = self.playout_policy(seat)
+        options: list[tuple[Action, Policy]] = [(action, policy)
                                                 for action in candidates(first, legal)]
         near = plan.near_switch(first)
         if near and self.shifts:
@@ -250,6 +251,12 @@ class SearchBot:
             return options[0][0]
         trust = self.trust_near if near else self.trust
         return options[self._halving(view, seat, options, rng, trust)][0]
+
+    def playout_policy(self, seat: int) -> Policy:
+        """The policy the playouts follow after a candidate, for every seat: the plan. A
+        study may model the other seats otherwise (``search_regret.py --rivals``)."""
+        del seat  # every seat alike
+        return plan.choose
 
     def _halving(self, view: View, seat: int, options: list[tuple[Action, Policy]],
                  rng: Random, trust: float) -> int:

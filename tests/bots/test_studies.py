@@ -267,3 +267,24 @@ def test_the_regret_study_can_judge_against_rivals_the_search_does_not_model(
                         "--bots", "model+search:iterations=4"]) == 0
     with pytest.raises(SystemExit):
         regret.main(["--rivals", "nobody"])
+
+
+def test_the_hidden_ceiling_deals_the_truth_to_the_search_alone(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``hidden_ceiling.py``: the cheat's worlds hold the true hands of the game as it
+    stands (its bag shuffled), and each deal is played as shipped and with the truth."""
+    study = _study("hidden_ceiling")
+    state = new_game(Rules(players=3), Random(2))
+    resolve_chance(state, Random(3))
+    world = study.truth(state, Random(4))
+    first = world(view(state, 0), Random(5))
+    assert first.hands == state.hands and first.exchanged == state.exchanged
+    assert sorted(first.bag) == sorted(state.bag) and first is not state
+    state.play(legal_actions(state)[0])  # it follows the game: asked later, the later truth
+    resolve_chance(state, Random(6))
+    assert world(view(state, 1), Random(7)).hands == state.hands
+    assert study.main(["--players", "2", "--deals", "2", "--first", "3", "--step", "2",
+                       "--bot", "search:iterations=4", "--rivals", "greedy"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["deal 3", "deal 5"]
+    assert "as shipped, " in lines[1] and "with the true hands, difference " in lines[1]

@@ -22,7 +22,9 @@ A spec's prefix gives the search part of the truth, to measure what hiding it co
 ``cheat+`` the true hands, ``hands+`` the other hands alone, ``bag+`` the bag's contents
 alone, ``power+`` each other seat's paying power, ``fixed+`` one random world for the
 whole decision (the control: a consistent world that is not the truth), ``model+`` the
-rivals' policy (its playouts play them as they really play, not as the plan).
+rivals' policy (its playouts play them as they really play, not as the plan). ``ownv1+``
+gives it a worse model instead: its playouts play its own seat by the frozen v1, to show
+how much the search's values depend on how well its playouts foresee its own later play.
 
 ``--rivals v1`` asks how the search fares against a rival it does not model: the positions
 come from games of the plan in one seat (in turn) against the frozen ``heuristic-v1`` in
@@ -130,21 +132,23 @@ RIVALS: dict[str, Policy] = {"plan": plan.choose, "v1": policy_v1.choose}
 """The policies the other seats may play (``--rivals``): the plan, or the frozen v1."""
 
 
-def seats(seat: int, rivals: str) -> Policy:
-    """A playout policy: the plan for ``seat``, the ``rivals`` policy for the others."""
-    others = RIVALS[rivals]
+def seats(seat: int, rivals: str, own: str = "plan") -> Policy:
+    """A playout policy: the ``own`` policy for ``seat``, the ``rivals`` policy for the
+    others (``RIVALS`` names them)."""
+    mine, others = RIVALS[own], RIVALS[rivals]
 
     def policy(state: GameState, rng: Random) -> Decision:
-        return plan.choose(state) if state.to_move == seat else others(state, rng)
+        return (mine if state.to_move == seat else others)(state, rng)
 
     return policy
 
 
-KNOWS = ("cheat", "hands", "bag", "power", "fixed", "model")
+KNOWS = ("cheat", "hands", "bag", "power", "fixed", "model", "ownv1")
 """What a bot spec's prefix (``cheat+search:time=1``) lets the search know: the true
 hands, the other hands alone, the bag's contents alone, the others' paying power,
 one random world fixed for the whole decision (a control: consistency without truth), or
-the rivals' policy (``model``: the worlds stay uniform)."""
+the rivals' policy (``model``: the worlds stay uniform); ``ownv1`` plays its own seat by v1
+in its playouts instead (a worse model of its own later play)."""
 
 
 def stand_in(knows: str, state: GameState,
@@ -166,6 +170,8 @@ def knowing(knows: str, bot: object, state: GameState, index: int,
         return contextlib.nullcontext()
     if knows == "model":
         return mock.patch.object(bot, "playout_policy", lambda seat: seats(seat, rivals))
+    if knows == "ownv1":
+        return mock.patch.object(bot, "playout_policy", lambda seat: seats(seat, "plan", "v1"))
     return mock.patch.object(search, "sample_world", stand_in(knows, state, index))
 
 

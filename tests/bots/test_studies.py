@@ -262,6 +262,10 @@ def test_the_regret_study_can_judge_against_rivals_the_search_does_not_model(
     assert bot.playout_policy(1)(rival, Random(0)) == plan.choose(rival)
     with regret.knowing("model", bot, rival, 0, "v1"):
         assert bot.playout_policy(1)(rival, Random(0)) == regret.policy_v1.choose(rival)
+    own = next(s for s in states if s.to_move == 1)  # and one where seat 1 moves itself
+    with regret.knowing("ownv1", bot, own, 0, "plan"):
+        assert bot.playout_policy(1)(own, Random(0)) == regret.policy_v1.choose(own)
+        assert bot.playout_policy(1)(rival, Random(0)) == plan.choose(rival)
     assert regret.main(["--players", "3", "--positions", "2", "--playouts", "2",
                         "--rivals", "v1", "--cache", str(tmp_path / "cache.json"),
                         "--bots", "model+search:iterations=4"]) == 0

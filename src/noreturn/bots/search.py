@@ -254,7 +254,8 @@ class SearchBot:
 
     def playout_policy(self, seat: int) -> Policy:
         """The policy the playouts follow after a candidate, for every seat: the plan. A
-        study may model the other seats otherwise (``search_regret.py --rivals``)."""
+        study may model the seats otherwise (``search_regret.py``'s ``model+`` plays the
+        rivals as they really play, ``ownv1+`` the searching seat by another policy)."""
         del seat  # every seat alike
         return plan.choose
 

@@ -2,10 +2,10 @@
 rival is random, on the same deals), ``search_regret.py`` (``--beyond``: moves outside the
 search's candidates; ``--near-switch``: positions near the switch; ``hands+`` and the other
 partial truths a search may be given), ``hand_inference.py`` (the others' hands weighed by
-their public histories), ``ranker_study.py``
-(a move ranker learned from playout values) and ``fingerprint.py`` (a hash of fixed games'
-records, which speed work must leave alone), in tiny runs: they run, and they print what
-they promise."""
+their public histories), ``ranker_study.py`` (a move ranker learned from playout values),
+``distill_study.py`` (a network that imitates hard's choices) and ``fingerprint.py`` (a
+hash of fixed games' records, which speed work must leave alone), in tiny runs: they run,
+and they print what they promise."""
 
 from __future__ import annotations
 
@@ -292,3 +292,45 @@ def test_the_hidden_ceiling_deals_the_truth_to_the_search_alone(
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in lines] == ["deal 3", "deal 5"]
     assert "as shipped, " in lines[1] and "with the true hands, difference " in lines[1]
+
+
+def _collected(tmp_path: Path) -> tuple[ModuleType, Path]:
+    """The distillation study and a tiny file of hard's choices (two three-player games)."""
+    study = _study("distill_study")
+    data = tmp_path / "d.npz"
+    assert study.main(["collect", "--players", "3", "--games", "2", "--iterations", "4",
+                       "--workers", "1", "--out", str(data)]) == 0
+    return study, data
+
+
+def test_the_distillation_study_keeps_hards_choice_among_the_candidates(
+        tmp_path: Path) -> None:
+    study, data = _collected(tmp_path)
+    positions, chosen = study.load(str(data))
+    assert len(positions) == len(chosen) > 4
+    assert all(len(rows) > 1 and 0 <= c < len(rows) and rows.shape[1] == len(
+        _study("ranker_study").NAMES) for rows, c in zip(positions, chosen, strict=True))
+
+
+def test_the_distillation_study_trains_and_plays(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A network fitted with PyTorch (installed by hand, else skipped) plays whole games
+    through its own reading of the saved weights."""
+    pytest.importorskip("torch", reason="the study's training needs PyTorch: pip install torch")
+    study, data = _collected(tmp_path)
+    model = tmp_path / "m.npz"
+    assert study.main(["train", str(data), "--out", str(model), "--epochs", "2"]) == 0
+    assert study.main(["play", str(model), "--players", "3", "--deals", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("held out, ") for line in lines)
+    assert [line.split(":")[0] for line in lines if line.startswith("against ")] == [
+        "against the plan", "against heuristic-v1"]
+
+
+def test_the_distilled_network_scores_the_plans_choice_apart() -> None:
+    """A candidate's inputs: its features, their difference from the plan choice's, and
+    a flag that is set for the plan's choice alone."""
+    study = _study("distill_study")
+    rows = study.np.array([[1.0, 2.0], [3.0, 5.0]], dtype=study.np.float32)
+    assert study.inputs(rows).tolist() == [[1.0, 2.0, 0.0, 0.0, 1.0],
+                                           [3.0, 5.0, 2.0, 3.0, 0.0]]

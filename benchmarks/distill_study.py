@@ -1,0 +1,301 @@
+"""Can a fast policy learned from hard's own decisions play better than the plan?
+
+    python benchmarks/distill_study.py collect --players 4 --games 200 --seed 1 --out d.npz
+    python benchmarks/distill_study.py train d.npz --out model.npz
+    python benchmarks/distill_study.py play model.npz --players 4 --deals 200 --seed 2
+
+The search (hard) plays its playouts by the plan, and half of what it gains rests on those
+playouts foreseeing its own later play (docs/bot-studies.md, "More questions"). A playout
+policy nearer to how hard really plays is the lever left; this asks whether one can be
+learned at all, before any thought of its speed. It is the first round of expert
+iteration: imitate the expert (the search) with a fast model of its choices.
+
+1. **collect**: games of one hard seat (``search:iterations=N``: the same seed, the same
+   data) among plan rivals, the hard seat moving round the table from game to game. At each
+   of its decisions after the mulligan with two candidates or more, every candidate of the
+   search (``search.candidates``, the plan's own choice first) is described by the ranker
+   study's features of what it leaves (``ranker_study.features``) and the index of hard's
+   choice kept. Worker processes share the games; the rows go to one ``.npz`` file.
+2. **train**: a small network (PyTorch, installed by hand: ``pip install torch``) scores
+   each candidate from its features, their difference from the plan choice's, and whether
+   it is the plan's choice; a softmax over a position's candidates is fitted to hard's
+   choice (cross-entropy) on three quarters of the positions. Printed: on the held-out
+   quarter, how often the network picks hard's move, beside the plan (which picks it
+   wherever hard kept the plan's choice). The weights go to a ``.npz`` file.
+3. **play**: the network as a policy (its best-scored candidate; the plan at the mulligan),
+   in each seat in turn against the plan and against ``heuristic-v1``, beside the plan on
+   the same deals (``tune_plan.rotated``), and its time a decision.
+
+Needs numpy; ``train`` needs PyTorch. Its answer is in docs/bot-studies.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from random import Random
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from ranker_study import features, shipped
+from tune_plan import rotated, v1
+
+from noreturn.bots import Deck, plan
+from noreturn.bots.search import SearchBot, candidates
+from noreturn.engine import (
+    MULLIGAN,
+    OVER,
+    Action,
+    GameState,
+    Rules,
+    legal_actions,
+    view,
+)
+
+Policy = Callable[[GameState, Random], Action]
+Position = tuple[list[list[float]], int]
+"""A position: its candidates' features (the plan's choice first) and hard's choice."""
+
+
+def describe(state: GameState, options: Sequence[Action]) -> list[list[float]]:
+    """The ranker study's features of every option at ``state`` (the seat to move)."""
+    p = plan.params_for(state.rules.players)
+    left = plan.turns_left(state, p)
+    return [features(state, action, left, p) for action in options]
+
+
+def game_positions(rules: Rules, game: int, seed: int, iterations: int) -> list[Position]:
+    """The positions of one game: hard in seat ``game % players``, the plan elsewhere."""
+    rng = Random(f"distill:{seed}:{game}")
+    hard = SearchBot(iterations=iterations)
+    mine = game % rules.players
+    deck = Deck(rules, f"distill:{seed}:{game}")
+    state = GameState(rules, deck.start_player)
+    found: list[Position] = []
+    while state.stage != OVER:
+        if state.draws_due:
+            state.apply(deck.next_draw(state))
+            continue
+        if state.to_move != mine:
+            state.apply(shipped(state, rng))
+            continue
+        legal = legal_actions(state)
+        action = hard.act(view(state, mine), legal, rng)
+        options = candidates(state, legal)
+        if state.stage != MULLIGAN and len(options) > 1 and action in options:
+            found.append((describe(state, options), options.index(action)))
+        state.apply(action)
+    return found
+
+
+def _games(task: tuple[int, int, int, int, int, int]) -> list[Position]:
+    """``game_positions`` for games ``first``, ``first + step``, ... below ``games`` (a
+    worker's share)."""
+    players, first, step, games, seed, iterations = task
+    rules = Rules(players=players)
+    found: list[Position] = []
+    for game in range(first, games, step):
+        found += game_positions(rules, game, seed, iterations)
+        print(f"  game {game + 1}: {len(found)} positions in this worker", flush=True)
+    return found
+
+
+def collect(args: argparse.Namespace) -> None:
+    """Play the games in ``--workers`` processes and save their positions."""
+    tasks = [(args.players, k, args.workers, args.games, args.seed, args.iterations)
+             for k in range(args.workers)]
+    began = time.perf_counter()
+    with ProcessPoolExecutor(args.workers) as pool:
+        found = [p for share in pool.map(_games, tasks) for p in share]
+    sizes = np.array([len(f) for f, _ in found])
+    rows = np.array([row for f, _ in found for row in f], dtype=np.float32)
+    chosen = np.array([c for _, c in found])
+    np.savez_compressed(args.out, rows=rows, sizes=sizes, chosen=chosen,
+                        players=args.players)
+    kept = float(np.mean(chosen == 0))
+    print(f"{len(found)} positions from {args.games} games in "
+          f"{time.perf_counter() - began:.0f} s; hard kept the plan's choice at {kept:.1%}; "
+          f"saved to {args.out}")
+
+
+def load(path: str) -> tuple[list[np.ndarray], np.ndarray]:
+    """The positions of a ``collect`` file: each one's candidate rows, and the choices."""
+    data = np.load(path)
+    cuts = np.cumsum(data["sizes"])[:-1]
+    return np.split(data["rows"], cuts), data["chosen"]
+
+
+def inputs(rows: np.ndarray) -> np.ndarray:
+    """A position's network inputs: each candidate's features, their difference from the
+    plan choice's (the first row), and whether it is the plan's choice."""
+    first = np.zeros((len(rows), 1), dtype=np.float32)
+    first[0] = 1.0
+    return np.hstack([rows, rows - rows[0], first]).astype(np.float32)
+
+
+def padded(positions: list[np.ndarray], mean: np.ndarray, scale: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The positions' standardised inputs in one array, padded to the most candidates any
+    position has, and the mask of the real ones."""
+    most = max(len(rows) for rows in positions)
+    x = np.zeros((len(positions), most, len(mean)), dtype=np.float32)
+    mask = np.zeros((len(positions), most), dtype=bool)
+    for k, rows in enumerate(positions):
+        x[k, : len(rows)] = (inputs(rows) - mean) / scale
+        mask[k, : len(rows)] = True
+    return x, mask
+
+
+def train(args: argparse.Namespace) -> None:
+    """Fit the network to hard's choices; print held-out agreement; save its weights."""
+    import torch  # noqa: PLC0415 - only this step needs it
+
+    torch.manual_seed(args.seed)
+    positions, chosen = load(args.data)
+    cut = len(positions) * 3 // 4
+    seen = np.concatenate([inputs(rows) for rows in positions[:cut]])
+    mean, scale = seen.mean(axis=0), seen.std(axis=0) + 1e-6
+    x, mask = (torch.from_numpy(a) for a in padded(positions, mean, scale))
+    target = torch.from_numpy(chosen.astype(np.int64))
+    net = torch.nn.Sequential(torch.nn.Linear(len(mean), args.hidden), torch.nn.Tanh(),
+                              torch.nn.Linear(args.hidden, 1))
+    optimiser = torch.optim.Adam(net.parameters(), lr=args.rate, weight_decay=args.decay)
+
+    def logits(rows: slice | torch.Tensor) -> torch.Tensor:
+        scores: torch.Tensor = net(x[rows]).squeeze(-1)
+        return scores.masked_fill(~mask[rows], float("-inf"))
+
+    def held_picks() -> np.ndarray:
+        with torch.no_grad():
+            return logits(slice(cut, None)).argmax(dim=1).numpy()
+
+    for epoch in range(args.epochs):
+        total = 0.0
+        order = torch.randperm(cut)
+        for start in range(0, cut, args.batch):
+            batch = order[start:start + args.batch]
+            loss = torch.nn.functional.cross_entropy(logits(batch), target[batch])
+            optimiser.zero_grad()
+            torch.autograd.backward(loss)
+            optimiser.step()
+            total += loss.item() * len(batch)
+        if (epoch + 1) % 10 == 0 or epoch + 1 == args.epochs:
+            agree = np.mean(held_picks() == chosen[cut:])
+            print(f"epoch {epoch + 1}: training loss {total / cut:.3f}; held out: the "
+                  f"network picks hard's move at {agree:.1%}", flush=True)
+    report(chosen[cut:], held_picks())
+    saved: dict[str, Any] = {"mean": mean, "scale": scale}
+    for k, layer in enumerate(m for m in net if isinstance(m, torch.nn.Linear)):
+        saved |= {f"w{k}": layer.weight.detach().numpy(), f"b{k}": layer.bias.detach().numpy()}
+    np.savez(args.out, **saved)
+    print(f"weights saved to {args.out}")
+
+
+def report(held: np.ndarray, picks: np.ndarray) -> None:
+    """How often the plan and the network pick hard's move on the held-out positions, and
+    where they differ from it."""
+    departs = held != 0
+
+    def share(hits: np.ndarray) -> str:
+        return f"{np.mean(hits):.1%}" if len(hits) else "-"
+
+    print(f"held out, {len(held)} positions: the plan picks hard's move at "
+          f"{share(held == 0)}, the network at {share(picks == held)}; where hard departs "
+          f"from the plan ({departs.sum()}), the network finds its move at "
+          f"{share(picks[departs] == held[departs])}, and it departs where hard does not at "
+          f"{share(picks[~departs] != 0)}")
+
+
+def network(path: str) -> Policy:
+    """The saved network as a policy: its best-scored candidate (the plan at the
+    mulligan or with one candidate)."""
+    saved = np.load(path)
+    mean, scale = saved["mean"], saved["scale"]
+    w0, b0, w1, b1 = saved["w0"], saved["b0"], saved["w1"], saved["b1"]
+
+    def policy(state: GameState, rng: Random) -> Action:
+        if state.stage == MULLIGAN:
+            return shipped(state, rng)
+        options = candidates(state, legal_actions(state))
+        if len(options) == 1:
+            return options[0]
+        x = (inputs(np.array(describe(state, options), dtype=np.float32)) - mean) / scale
+        scores = np.tanh(x @ w0.T + b0) @ w1.T + b1
+        return options[int(np.argmax(scores))]
+
+    return policy
+
+
+def timed(policy: Policy, times: list[float]) -> Policy:
+    """``policy``, its time for each decision added to ``times``."""
+    def wrapped(state: GameState, rng: Random) -> Action:
+        began = time.perf_counter()
+        action = policy(state, rng)
+        times.append(time.perf_counter() - began)
+        return action
+    return wrapped
+
+
+def play(args: argparse.Namespace) -> None:
+    """The network against the plan and ``heuristic-v1``, beside the plan itself."""
+    rules = Rules(players=args.players)
+    times: list[float] = []
+    mine = timed(network(args.model), times)
+    for name, rival in (("the plan", shipped), ("heuristic-v1", v1)):
+        learned = rotated(mine, rival, rules, args.deals, args.seed)
+        planned = rotated(shipped, rival, rules, args.deals, args.seed)
+        print(f"against {name}: the network {learned[0]:.1%} (mean {learned[1]:.1f}), the "
+              f"plan {planned[0]:.1%} (mean {planned[1]:.1f}); "
+              f"{args.deals * rules.players} games each", flush=True)
+    print(f"the network's time a decision: {statistics.fmean(times) * 1000:.2f} ms "
+          f"(mean of {len(times)})")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The three steps' options."""
+    main_parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    steps = main_parser.add_subparsers(dest="step", required=True)
+    step = steps.add_parser("collect", help="hard's decisions in games, to a .npz file")
+    step.add_argument("--players", type=int, default=4)
+    step.add_argument("--games", type=int, default=200)
+    step.add_argument("--iterations", type=int, default=400,
+                      help="hard's sampled worlds a decision")
+    step.add_argument("--workers", type=int, default=2)
+    step.add_argument("--seed", type=int, default=1)
+    step.add_argument("--out", required=True)
+    step = steps.add_parser("train", help="fit the network (needs PyTorch)")
+    step.add_argument("data")
+    step.add_argument("--out", required=True)
+    step.add_argument("--hidden", type=int, default=32)
+    step.add_argument("--epochs", type=int, default=40)
+    step.add_argument("--batch", type=int, default=64)
+    step.add_argument("--rate", type=float, default=3e-3)
+    step.add_argument("--decay", type=float, default=1e-4)
+    step.add_argument("--seed", type=int, default=0)
+    step = steps.add_parser("play", help="the network against the plan and v1")
+    step.add_argument("model")
+    step.add_argument("--players", type=int, default=4)
+    step.add_argument("--deals", type=int, default=200)
+    step.add_argument("--seed", type=int, default=2)
+    return main_parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the step named on the command line."""
+    args = parser().parse_args(argv)
+    steps: dict[str, Callable[[argparse.Namespace], None]] = {
+        "collect": collect, "train": train, "play": play}
+    steps[args.step](args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

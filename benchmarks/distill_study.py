@@ -32,6 +32,7 @@ Needs numpy; ``train`` needs PyTorch. Its answer is in docs/bot-studies.md.
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import sys
 import time
@@ -47,14 +48,25 @@ sys.path.insert(0, str(Path(__file__).parent))
 from ranker_study import features, shipped
 from tune_plan import rotated, v1
 
-from noreturn.bots import Deck, plan
+from noreturn.bots import Deck, make_bot, plan
+from noreturn.bots.search import Policy as PlayoutPolicy
 from noreturn.bots.search import SearchBot, candidates
 from noreturn.engine import (
+    DECLARE,
+    EXCHANGE,
     MULLIGAN,
     OVER,
+    PLACE,
+    SCORE,
     Action,
+    Decision,
+    Declare,
+    Exchange,
     GameState,
+    Place,
     Rules,
+    Score,
+    View,
     legal_actions,
     view,
 )
@@ -233,6 +245,89 @@ def network(path: str) -> Policy:
     return policy
 
 
+def decision(action: Action) -> Decision:
+    """``action`` as a playout policy's decision tuple (``engine.to_action`` backwards)."""
+    if isinstance(action, Place):
+        return (PLACE, 0, 0, action.tiles)
+    if isinstance(action, Exchange):
+        return (EXCHANGE, 0, 0, action.tiles)
+    if isinstance(action, Score):
+        return (SCORE, action.row, action.count, action.pay)
+    if isinstance(action, Declare):
+        return (DECLARE, 0, 0, ())
+    raise ValueError(f"{action} is no move of a turn the network plays")
+
+
+class Foreseeing(SearchBot):
+    """The search with its own seat's next ``turns`` turns in each playout played by the
+    network (the rest, and every other seat, by the plan as shipped)."""
+
+    def __init__(self, model: Policy, turns: int, seconds: float) -> None:
+        super().__init__(seconds=seconds)
+        self.model, self.turns, self.horizon = model, turns, 0
+
+    def act(self, view_: View, legal: Sequence[Action], rng: Random) -> Action:
+        """The search's move, its playouts' horizon set from the turn now."""
+        self.horizon = view_.turns + self.turns * len(view_.scores)
+        return super().act(view_, legal, rng)
+
+    def playout_policy(self, seat: int) -> PlayoutPolicy:
+        """The network for ``seat`` until the horizon, the plan otherwise."""
+        def policy(state: GameState, rng: Random) -> Decision:
+            if state.to_move == seat and state.turns < self.horizon:
+                return decision(self.model(state, rng))
+            return plan.choose(state, rng)
+        return policy
+
+
+def head_to_head(rules: Rules, deal: int, bots: tuple[SearchBot, SearchBot]
+                 ) -> list[tuple[float, int, float]]:
+    """Each of ``bots`` in seat ``deal % players`` among medium rivals, on the same deal:
+    its win share, its score and its playouts a decision."""
+    results = []
+    me = deal % rules.players
+    for bot in bots:
+        deck = Deck(rules, f"distill-games:{deal}")
+        state = GameState(rules, deck.start_player)
+        seats = [bot if seat == me else make_bot("medium") for seat in range(rules.players)]
+        rngs = [Random(f"distill-bot:{deal}:{seat}") for seat in range(rules.players)]
+        playouts: list[int] = []
+        while state.stage != OVER:
+            if state.draws_due:
+                state.apply(deck.next_draw(state))
+                continue
+            seat = state.to_move
+            state.apply(seats[seat].act(view(state, seat), legal_actions(state), rngs[seat]))
+            if seat == me:
+                playouts.append(bot.last_playouts)
+        scores = state.scores()
+        top = max(scores)
+        results.append((1.0 / scores.count(top) if scores[me] == top else 0.0, scores[me],
+                        statistics.fmean(playouts)))
+    return results
+
+
+def games(args: argparse.Namespace) -> None:
+    """Hard as shipped and hard foreseeing its own play by the network, on the same deals
+    against medium; the pooled figures printed as the deals come."""
+    rules = Rules(players=args.players)
+    bots = (SearchBot(seconds=args.time),
+            Foreseeing(network(args.model), args.turns, args.time))
+    played: list[list[tuple[float, int, float]]] = []
+    for deal in range(args.first, args.first + args.deals * args.step, args.step):
+        played.append(head_to_head(rules, deal, bots))
+        n = len(played)
+        gains = [second[0] - first[0] for first, second in played]
+        error = statistics.stdev(gains) / math.sqrt(n) if n > 1 else math.nan
+        shipped_, foreseeing = ([statistics.fmean(game[k][j] for game in played)
+                                 for j in range(3)] for k in range(2))
+        print(f"deal {deal}: {n} deals, win share {shipped_[0]:.3f} as shipped, "
+              f"{foreseeing[0]:.3f} foreseeing by the network, difference "
+              f"{statistics.fmean(gains):+.3f} (SE {error:.3f}); mean score "
+              f"{shipped_[1]:.1f} against {foreseeing[1]:.1f}; playouts a decision "
+              f"{shipped_[2]:.0f} against {foreseeing[2]:.0f}", flush=True)
+
+
 def timed(policy: Policy, times: list[float]) -> Policy:
     """``policy``, its time for each decision added to ``times``."""
     def wrapped(state: GameState, rng: Random) -> Action:
@@ -261,7 +356,7 @@ def play(args: argparse.Namespace) -> None:
 def parser() -> argparse.ArgumentParser:
     """The three steps' options."""
     main_parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    steps = main_parser.add_subparsers(dest="step", required=True)
+    steps = main_parser.add_subparsers(dest="command", required=True)
     step = steps.add_parser("collect", help="hard's decisions in games, to a .npz file")
     step.add_argument("--players", type=int, default=4)
     step.add_argument("--games", type=int, default=200)
@@ -284,6 +379,16 @@ def parser() -> argparse.ArgumentParser:
     step.add_argument("--players", type=int, default=4)
     step.add_argument("--deals", type=int, default=200)
     step.add_argument("--seed", type=int, default=2)
+    step = steps.add_parser("games", help="hard foreseeing its own play by the network "
+                            "against hard as shipped, on the same deals among medium")
+    step.add_argument("model")
+    step.add_argument("--players", type=int, default=4)
+    step.add_argument("--deals", type=int, default=100)
+    step.add_argument("--first", type=int, default=0)
+    step.add_argument("--step", type=int, default=1)
+    step.add_argument("--turns", type=int, default=2,
+                      help="the searching seat's turns in a playout played by the network")
+    step.add_argument("--time", type=float, default=1.0, help="CPU seconds a move")
     return main_parser
 
 
@@ -291,8 +396,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the step named on the command line."""
     args = parser().parse_args(argv)
     steps: dict[str, Callable[[argparse.Namespace], None]] = {
-        "collect": collect, "train": train, "play": play}
-    steps[args.step](args)
+        "collect": collect, "train": train, "play": play, "games": games}
+    steps[args.command](args)
     return 0
 
 

@@ -22,6 +22,7 @@ from noreturn.bots import plan
 from noreturn.bots.search import SearchBot, candidates
 from noreturn.engine import (
     MULLIGAN,
+    OVER,
     PLAY,
     Exchange,
     GameState,
@@ -325,6 +326,28 @@ def test_the_distillation_study_trains_and_plays(
     assert any(line.startswith("held out, ") for line in lines)
     assert [line.split(":")[0] for line in lines if line.startswith("against ")] == [
         "against the plan", "against heuristic-v1"]
+    assert study.main(["games", str(model), "--players", "3", "--deals", "1", "--time",
+                       "0.02"]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("deal 0: 1 deals, win share ") and "playouts a decision" in last
+
+
+def test_the_distillation_studys_decisions_are_the_actions_they_stand_for() -> None:
+    study = _study("distill_study")
+    state = new_game(Rules(players=3), Random(4))
+    resolve_chance(state, Random(5))
+    rng = Random(6)
+    seen = 0
+    while state.stage != OVER:
+        if state.draws_due:
+            resolve_chance(state, rng)
+            continue
+        if state.stage == PLAY:
+            for action in candidates(state, legal_actions(state)):
+                assert to_action(study.decision(action)) == action
+                seen += 1
+        state.apply(to_action(plan.choose(state)))
+    assert seen > 100
 
 
 def test_the_distilled_network_scores_the_plans_choice_apart() -> None:

@@ -268,7 +268,7 @@ class Foreseeing(SearchBot):
 
     def act(self, view_: View, legal: Sequence[Action], rng: Random) -> Action:
         """The search's move, its playouts' horizon set from the turn now."""
-        self.horizon = view_.turns + self.turns * len(view_.scores)
+        self.horizon = view_.turns + self.turns * view_.rules.players
         return super().act(view_, legal, rng)
 
     def playout_policy(self, seat: int) -> PlayoutPolicy:

@@ -3,6 +3,7 @@
     python benchmarks/distill_study.py collect --players 4 --games 200 --seed 1 --out d.npz
     python benchmarks/distill_study.py train d.npz --out model.npz
     python benchmarks/distill_study.py play model.npz --players 4 --deals 200 --seed 2
+    python benchmarks/distill_study.py games model.npz --players 4 --deals 100 --time 0.25
 
 The search (hard) plays its playouts by the plan, and half of what it gains rests on those
 playouts foreseeing its own later play (docs/bot-studies.md, "More questions"). A playout
@@ -23,8 +24,12 @@ iteration: imitate the expert (the search) with a fast model of its choices.
    quarter, how often the network picks hard's move, beside the plan (which picks it
    wherever hard kept the plan's choice). The weights go to a ``.npz`` file.
 3. **play**: the network as a policy (its best-scored candidate; the plan at the mulligan),
-   in each seat in turn against the plan and against ``heuristic-v1``, beside the plan on
-   the same deals (``tune_plan.rotated``), and its time a decision.
+   in each seat in turn against ``--rivals`` (the plan, ``heuristic-v1``, medium as
+   shipped, random play), beside the plan on the same deals (``tune_plan.rotated``), and
+   its time a decision.
+4. **games**: hard as shipped against hard whose playouts play its own next ``--turns``
+   turns by the network (``Foreseeing``), each in one seat among medium on the same deals
+   (the seat moving round the table from deal to deal), as ``hidden_ceiling.py`` plays.
 
 Needs numpy; ``train`` needs PyTorch. Its answer is in docs/bot-studies.md.
 """
@@ -70,6 +75,7 @@ from noreturn.engine import (
     legal_actions,
     view,
 )
+from noreturn.sim.simulate import uniform_action
 
 Policy = Callable[[GameState, Random], Action]
 Position = tuple[list[list[float]], int]
@@ -338,12 +344,31 @@ def timed(policy: Policy, times: list[float]) -> Policy:
     return wrapped
 
 
+def as_policy(name: str) -> Policy:
+    """A registered bot (``make_bot``) as a policy of the whole state: it sees only its
+    seat's view."""
+    bot = make_bot(name)
+
+    def policy(state: GameState, rng: Random) -> Action:
+        return bot.act(view(state, state.to_move), legal_actions(state), rng)
+    return policy
+
+
+RIVALS: dict[str, tuple[str, Callable[[], Policy]]] = {
+    "plan": ("the plan", lambda: shipped), "v1": ("heuristic-v1", lambda: v1),
+    "medium": ("medium", lambda: as_policy("medium")),
+    "random": ("random", lambda: uniform_action)}
+"""The rivals ``play`` may name: the plan (medium without its thinking at the switch), the
+frozen yardstick, medium as shipped (slower), random play."""
+
+
 def play(args: argparse.Namespace) -> None:
-    """The network against the plan and ``heuristic-v1``, beside the plan itself."""
+    """The network against each of ``--rivals``, beside the plan itself."""
     rules = Rules(players=args.players)
     times: list[float] = []
     mine = timed(network(args.model), times)
-    for name, rival in (("the plan", shipped), ("heuristic-v1", v1)):
+    for name, make in (RIVALS[key] for key in args.rivals.split(",")):
+        rival = make()
         learned = rotated(mine, rival, rules, args.deals, args.seed)
         planned = rotated(shipped, rival, rules, args.deals, args.seed)
         print(f"against {name}: the network {learned[0]:.1%} (mean {learned[1]:.1f}), the "
@@ -354,7 +379,7 @@ def play(args: argparse.Namespace) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    """The three steps' options."""
+    """The steps' options."""
     main_parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     steps = main_parser.add_subparsers(dest="command", required=True)
     step = steps.add_parser("collect", help="hard's decisions in games, to a .npz file")
@@ -374,8 +399,9 @@ def parser() -> argparse.ArgumentParser:
     step.add_argument("--rate", type=float, default=3e-3)
     step.add_argument("--decay", type=float, default=1e-4)
     step.add_argument("--seed", type=int, default=0)
-    step = steps.add_parser("play", help="the network against the plan and v1")
+    step = steps.add_parser("play", help="the network against the plan and others")
     step.add_argument("model")
+    step.add_argument("--rivals", default="plan,v1", help="of " + ",".join(RIVALS))
     step.add_argument("--players", type=int, default=4)
     step.add_argument("--deals", type=int, default=200)
     step.add_argument("--seed", type=int, default=2)

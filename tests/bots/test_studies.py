@@ -321,11 +321,12 @@ def test_the_distillation_study_trains_and_plays(
     study, data = _collected(tmp_path)
     model = tmp_path / "m.npz"
     assert study.main(["train", str(data), "--out", str(model), "--epochs", "2"]) == 0
-    assert study.main(["play", str(model), "--players", "3", "--deals", "1"]) == 0
+    assert study.main(["play", str(model), "--players", "3", "--deals", "1",
+                       "--rivals", "plan,v1,medium,random"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert any(line.startswith("held out, ") for line in lines)
     assert [line.split(":")[0] for line in lines if line.startswith("against ")] == [
-        "against the plan", "against heuristic-v1"]
+        "against the plan", "against heuristic-v1", "against medium", "against random"]
     assert study.main(["games", str(model), "--players", "3", "--deals", "1", "--time",
                        "0.02"]) == 0
     last = capsys.readouterr().out.splitlines()[-1]

@@ -27,8 +27,10 @@ iteration: imitate the expert (the search) with a fast model of its choices.
    in each seat in turn against ``--rivals`` (the plan, ``heuristic-v1``, medium as
    shipped, random play), beside the plan on the same deals (``tune_plan.rotated``), and
    its time a decision.
-4. **games**: hard as shipped against hard whose playouts play its own next ``--turns``
-   turns by the network (``Foreseeing``), each in one seat among medium on the same deals
+4. **games**: hard as shipped against hard guided by the network (``Guided``: with
+   ``--lead`` the network's pick is the move it keeps unless another clearly beats it;
+   its playouts play its own next ``--turns`` turns by the network), each in one seat
+   among medium on the same deals
    (the seat moving round the table from deal to deal), as ``hidden_ceiling.py`` plays.
 
 Needs numpy; ``train`` needs PyTorch. Its answer is in docs/bot-studies.md.
@@ -46,6 +48,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from random import Random
 from typing import Any
+from unittest import mock
 
 import numpy as np
 
@@ -53,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from ranker_study import features, shipped
 from tune_plan import rotated, v1
 
-from noreturn.bots import Deck, make_bot, plan
+from noreturn.bots import Deck, make_bot, plan, search
 from noreturn.bots.search import Policy as PlayoutPolicy
 from noreturn.bots.search import SearchBot, candidates
 from noreturn.engine import (
@@ -264,18 +267,29 @@ def decision(action: Action) -> Decision:
     raise ValueError(f"{action} is no move of a turn the network plays")
 
 
-class Foreseeing(SearchBot):
-    """The search with its own seat's next ``turns`` turns in each playout played by the
-    network (the rest, and every other seat, by the plan as shipped)."""
+class Guided(SearchBot):
+    """The search guided by the network: with ``lead``, the network's pick is the move it
+    keeps unless another clearly beats it (the plan's choice as shipped); with ``turns``,
+    its own seat's next turns in each playout are played by the network (the rest, and
+    every other seat, by the plan as shipped)."""
 
-    def __init__(self, model: Policy, turns: int, seconds: float) -> None:
+    def __init__(self, model: Policy, turns: int, lead: bool, seconds: float) -> None:
         super().__init__(seconds=seconds)
-        self.model, self.turns, self.horizon = model, turns, 0
+        self.model, self.turns, self.lead, self.horizon = model, turns, lead, 0
 
     def act(self, view_: View, legal: Sequence[Action], rng: Random) -> Action:
         """The search's move, its playouts' horizon set from the turn now."""
         self.horizon = view_.turns + self.turns * view_.rules.players
-        return super().act(view_, legal, rng)
+        if not self.lead:
+            return super().act(view_, legal, rng)
+        with mock.patch.object(search, "candidates", self.led_candidates):
+            return super().act(view_, legal, rng)
+
+    def led_candidates(self, state: GameState, legal: Sequence[Action]) -> list[Action]:
+        """The search's candidates with the network's pick first."""
+        options = candidates(state, legal)
+        pick = self.model(state, Random(0))
+        return [pick, *(a for a in options if a != pick)] if pick in options else options
 
     def playout_policy(self, seat: int) -> PlayoutPolicy:
         """The network for ``seat`` until the horizon, the plan otherwise."""
@@ -314,24 +328,24 @@ def head_to_head(rules: Rules, deal: int, bots: tuple[SearchBot, SearchBot]
 
 
 def games(args: argparse.Namespace) -> None:
-    """Hard as shipped and hard foreseeing its own play by the network, on the same deals
-    against medium; the pooled figures printed as the deals come."""
+    """Hard as shipped and hard guided by the network, on the same deals against medium;
+    the pooled figures printed as the deals come."""
     rules = Rules(players=args.players)
     bots = (SearchBot(seconds=args.time),
-            Foreseeing(network(args.model), args.turns, args.time))
+            Guided(network(args.model), args.turns, args.lead, args.time))
     played: list[list[tuple[float, int, float]]] = []
     for deal in range(args.first, args.first + args.deals * args.step, args.step):
         played.append(head_to_head(rules, deal, bots))
         n = len(played)
         gains = [second[0] - first[0] for first, second in played]
         error = statistics.stdev(gains) / math.sqrt(n) if n > 1 else math.nan
-        shipped_, foreseeing = ([statistics.fmean(game[k][j] for game in played)
+        shipped_, guided = ([statistics.fmean(game[k][j] for game in played)
                                  for j in range(3)] for k in range(2))
         print(f"deal {deal}: {n} deals, win share {shipped_[0]:.3f} as shipped, "
-              f"{foreseeing[0]:.3f} foreseeing by the network, difference "
+              f"{guided[0]:.3f} guided by the network, difference "
               f"{statistics.fmean(gains):+.3f} (SE {error:.3f}); mean score "
-              f"{shipped_[1]:.1f} against {foreseeing[1]:.1f}; playouts a decision "
-              f"{shipped_[2]:.0f} against {foreseeing[2]:.0f}", flush=True)
+              f"{shipped_[1]:.1f} against {guided[1]:.1f}; playouts a decision "
+              f"{shipped_[2]:.0f} against {guided[2]:.0f}", flush=True)
 
 
 def timed(policy: Policy, times: list[float]) -> Policy:
@@ -405,7 +419,7 @@ def parser() -> argparse.ArgumentParser:
     step.add_argument("--players", type=int, default=4)
     step.add_argument("--deals", type=int, default=200)
     step.add_argument("--seed", type=int, default=2)
-    step = steps.add_parser("games", help="hard foreseeing its own play by the network "
+    step = steps.add_parser("games", help="hard guided by the network "
                             "against hard as shipped, on the same deals among medium")
     step.add_argument("model")
     step.add_argument("--players", type=int, default=4)
@@ -414,6 +428,8 @@ def parser() -> argparse.ArgumentParser:
     step.add_argument("--step", type=int, default=1)
     step.add_argument("--turns", type=int, default=2,
                       help="the searching seat's turns in a playout played by the network")
+    step.add_argument("--lead", action="store_true",
+                      help="the network's pick is the move kept unless clearly beaten")
     step.add_argument("--time", type=float, default=1.0, help="CPU seconds a move")
     return main_parser
 

@@ -328,7 +328,7 @@ def test_the_distillation_study_trains_and_plays(
     assert [line.split(":")[0] for line in lines if line.startswith("against ")] == [
         "against the plan", "against heuristic-v1", "against medium", "against random"]
     assert study.main(["games", str(model), "--players", "3", "--deals", "1", "--time",
-                       "0.02"]) == 0
+                       "0.02", "--turns", "1", "--lead"]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith("deal 0: 1 deals, win share ") and "playouts a decision" in last
 

@@ -195,7 +195,8 @@ def train(args: argparse.Namespace) -> None:
 
     def held_picks() -> np.ndarray:
         with torch.no_grad():
-            return logits(slice(cut, None)).argmax(dim=1).numpy()
+            picks: np.ndarray = logits(slice(cut, None)).argmax(dim=1).numpy()
+        return picks
 
     for epoch in range(args.epochs):
         total = 0.0

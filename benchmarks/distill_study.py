@@ -11,12 +11,13 @@ policy nearer to how hard really plays is the lever left; this asks whether one 
 learned at all, before any thought of its speed. It is the first round of expert
 iteration: imitate the expert (the search) with a fast model of its choices.
 
-1. **collect**: games of one hard seat (``search:iterations=N``: the same seed, the same
-   data) among plan rivals, the hard seat moving round the table from game to game. At each
-   of its decisions after the mulligan with two candidates or more, every candidate of the
-   search (``search.candidates``, the plan's own choice first) is described by the ranker
-   study's features of what it leaves (``ranker_study.features``) and the index of hard's
-   choice kept. Worker processes share the games; the rows go to one ``.npz`` file.
+1. **collect**: games of one hard seat (``search:iterations=N``: the same seed and
+   ``--workers``, the same file) among plan rivals, the hard seat moving round the table
+   from game to game. At each of its decisions after the mulligan with two candidates or
+   more, every candidate of the search (``search.candidates``, the plan's own choice
+   first) is described by the ranker study's features of what it leaves
+   (``ranker_study.features``) and the index of hard's choice kept. Worker processes
+   share the games; the rows go to one ``.npz`` file.
 2. **train**: a small network (PyTorch, installed by hand: ``pip install torch``) scores
    each candidate from its features, their difference from the plan choice's, and whether
    it is the plan's choice; a softmax over a position's candidates is fitted to hard's

@@ -49,15 +49,14 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from random import Random
 from typing import Any
-from unittest import mock
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from ranker_study import features, shipped
+from ranker_study import features, picking, shipped
 from tune_plan import rotated, v1
 
-from noreturn.bots import Deck, make_bot, plan, search
+from noreturn.bots import Deck, make_bot, plan
 from noreturn.bots.search import Policy as PlayoutPolicy
 from noreturn.bots.search import SearchBot, candidates
 from noreturn.engine import (
@@ -243,17 +242,11 @@ def network(path: str) -> Policy:
     mean, scale = saved["mean"], saved["scale"]
     w0, b0, w1, b1 = saved["w0"], saved["b0"], saved["w1"], saved["b1"]
 
-    def policy(state: GameState, rng: Random) -> Action:
-        if state.stage == MULLIGAN:
-            return shipped(state, rng)
-        options = candidates(state, legal_actions(state))
-        if len(options) == 1:
-            return options[0]
+    def best(state: GameState, options: list[Action]) -> int:
         x = (inputs(np.array(describe(state, options), dtype=np.float32)) - mean) / scale
-        scores = np.tanh(x @ w0.T + b0) @ w1.T + b1
-        return options[int(np.argmax(scores))]
+        return int(np.argmax(np.tanh(x @ w0.T + b0) @ w1.T + b1))
 
-    return policy
+    return picking(best)
 
 
 def decision(action: Action) -> Decision:
@@ -282,14 +275,13 @@ class Guided(SearchBot):
     def act(self, view_: View, legal: Sequence[Action], rng: Random) -> Action:
         """The search's move, its playouts' horizon set from the turn now."""
         self.horizon = view_.turns + self.turns * view_.rules.players
-        if not self.lead:
-            return super().act(view_, legal, rng)
-        with mock.patch.object(search, "candidates", self.led_candidates):
-            return super().act(view_, legal, rng)
+        return super().act(view_, legal, rng)
 
-    def led_candidates(self, state: GameState, legal: Sequence[Action]) -> list[Action]:
-        """The search's candidates with the network's pick first."""
+    def candidates(self, state: GameState, legal: Sequence[Action]) -> list[Action]:
+        """The search's candidates, with ``lead`` the network's pick first."""
         options = candidates(state, legal)
+        if not self.lead:
+            return options
         pick = self.model(state, Random(0))
         return [pick, *(a for a in options if a != pick)] if pick in options else options
 

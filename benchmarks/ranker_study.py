@@ -218,20 +218,28 @@ def held_out_gain(test: list[Position], weights: np.ndarray) -> tuple[float, flo
     return statistics.fmean(gains), statistics.stdev(gains) / math.sqrt(len(gains))
 
 
+def picking(best: Callable[[GameState, list[Action]], int]) -> Policy:
+    """A policy that plays the search's candidate (``search.candidates``) of index
+    ``best(state, candidates)``; the plan at the mulligan, the one move if there is one."""
+
+    def policy(state: GameState, rng: Random) -> Action:
+        if state.stage == MULLIGAN:
+            return shipped(state, rng)
+        options = candidates(state, legal_actions(state))
+        return options[0] if len(options) == 1 else options[best(state, options)]
+
+    return policy
+
+
 def ranker(weights: np.ndarray) -> Policy:
     """The ranker as a policy (the plan at the mulligan)."""
 
-    def policy(state: GameState, _rng: Random) -> Action:
-        if state.stage == MULLIGAN:
-            return shipped(state, _rng)
-        options = candidates(state, legal_actions(state))
-        if len(options) == 1:
-            return options[0]
+    def best(state: GameState, options: list[Action]) -> int:
         p = plan.params_for(state.rules.players)
         left = plan.turns_left(state, p)
-        return options[pick([features(state, a, left, p) for a in options], weights)]
+        return pick([features(state, a, left, p) for a in options], weights)
 
-    return policy
+    return picking(best)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -243,7 +243,7 @@ class SearchBot:
         first = sample_world(view, rng)
         policy = self.playout_policy(seat)
         options: list[tuple[Action, Policy]] = [(action, policy)
-                                                for action in candidates(first, legal)]
+                                                for action in self.candidates(first, legal)]
         near = plan.near_switch(first)
         if near and self.shifts:
             options += switch_options(first, legal, self.shifts)
@@ -251,6 +251,11 @@ class SearchBot:
             return options[0][0]
         trust = self.trust_near if near else self.trust
         return options[self._halving(view, seat, options, rng, trust)][0]
+
+    def candidates(self, state: GameState, legal: Sequence[Action]) -> list[Action]:
+        """The moves searched at ``state`` (``candidates``), the one kept unless clearly
+        beaten first. A study may lead with another move (``distill_study.py``)."""
+        return candidates(state, legal)
 
     def playout_policy(self, seat: int) -> Policy:
         """The policy the playouts follow after a candidate, for every seat: the plan. A

@@ -33,6 +33,9 @@ iteration: imitate the expert (the search) with a fast model of its choices.
    its playouts play its own next ``--turns`` turns by the network), each in one seat
    among medium on the same deals
    (the seat moving round the table from deal to deal), as ``hidden_ceiling.py`` plays.
+   ``--time`` gives both the same CPU time a move (the network's playouts cost more, so
+   they get fewer worlds); ``--iterations`` the same worlds, which asks whether the
+   network's playouts would help if they cost no more than the plan's.
 
 Needs numpy; ``train`` needs PyTorch. Its answer is in docs/bot-studies.md.
 """
@@ -53,7 +56,8 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from ranker_study import features, picking, shipped
+import fast_network
+from ranker_study import features, shipped
 from tune_plan import rotated, v1
 
 from noreturn.bots import Deck, make_bot, plan
@@ -237,16 +241,9 @@ def report(held: np.ndarray, picks: np.ndarray) -> None:
 
 def network(path: str) -> Policy:
     """The saved network as a policy: its best-scored candidate (the plan at the
-    mulligan or with one candidate)."""
-    saved = np.load(path)
-    mean, scale = saved["mean"], saved["scale"]
-    w0, b0, w1, b1 = saved["w0"], saved["b0"], saved["w1"], saved["b1"]
-
-    def best(state: GameState, options: list[Action]) -> int:
-        x = (inputs(np.array(describe(state, options), dtype=np.float32)) - mean) / scale
-        return int(np.argmax(np.tanh(x @ w0.T + b0) @ w1.T + b1))
-
-    return picking(best)
+    mulligan or with one candidate). ``fast_network.py`` computes the features that
+    ``collect`` saved (``describe``) from the moves themselves, fast enough for playouts."""
+    return fast_network.chooser(path)
 
 
 def decision(action: Action) -> Decision:
@@ -268,8 +265,9 @@ class Guided(SearchBot):
     its own seat's next turns in each playout are played by the network (the rest, and
     every other seat, by the plan as shipped)."""
 
-    def __init__(self, model: Policy, turns: int, lead: bool, seconds: float) -> None:
-        super().__init__(seconds=seconds)
+    def __init__(self, model: Policy, turns: int, lead: bool, seconds: float,
+                 iterations: int | None = None) -> None:
+        super().__init__(seconds=seconds, iterations=iterations)
         self.model, self.turns, self.lead, self.horizon = model, turns, lead, 0
 
     def act(self, view_: View, legal: Sequence[Action], rng: Random) -> Action:
@@ -325,8 +323,8 @@ def games(args: argparse.Namespace) -> None:
     """Hard as shipped and hard guided by the network, on the same deals against medium;
     the pooled figures printed as the deals come."""
     rules = Rules(players=args.players)
-    bots = (SearchBot(seconds=args.time),
-            Guided(network(args.model), args.turns, args.lead, args.time))
+    bots = (SearchBot(seconds=args.time, iterations=args.iterations),
+            Guided(network(args.model), args.turns, args.lead, args.time, args.iterations))
     played: list[list[tuple[float, int, float]]] = []
     for deal in range(args.first, args.first + args.deals * args.step, args.step):
         played.append(head_to_head(rules, deal, bots))
@@ -425,6 +423,9 @@ def parser() -> argparse.ArgumentParser:
     step.add_argument("--lead", action="store_true",
                       help="the network's pick is the move kept unless clearly beaten")
     step.add_argument("--time", type=float, default=1.0, help="CPU seconds a move")
+    step.add_argument("--iterations", type=int, default=None,
+                      help="sampled worlds a move instead of --time: both bots alike, so "
+                      "the network's playouts are judged apart from what they cost")
     return main_parser
 
 

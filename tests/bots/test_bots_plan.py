@@ -15,7 +15,13 @@ from botgames import bot_game
 
 from noreturn.bots import Deck, make_bot, plan, play_game
 from noreturn.bots.planner import PlanBot
-from noreturn.bots.search import WALL_CAP, SearchBot, candidates, clearly_better
+from noreturn.bots.search import (
+    WALL_CAP,
+    SearchBot,
+    candidates,
+    clearly_better,
+    turn_candidates,
+)
 from noreturn.engine import (
     PLAY,
     Declare,
@@ -100,6 +106,19 @@ def test_search_candidates_are_legal_distinct_and_lead_with_the_plan() -> None:
         assert found[0] == PlanBot(worlds=0).decide(view(state, state.to_move), legal)[0]
         if state.phases[state.to_move] == 1 and state.stage == 2:
             assert Declare() in found
+
+
+def test_search_turn_candidates_need_no_check_against_the_legal_moves() -> None:
+    """``turn_candidates`` (what a playout policy picks among, with no list of the legal
+    moves) are legal as they come, so ``candidates`` keeps them all, in their order."""
+    for players in (2, 3, 4):
+        for policy in ("builder", "mixed"):
+            states = game_positions(Rules(players=players), players, policy)
+            states = [s for s in states if not s.is_chance() and not s.is_over()]
+            for state in states:
+                legal = legal_actions(state)
+                assert turn_candidates(state) == candidates(state, legal)
+                assert set(turn_candidates(state)) <= set(legal)
 
 
 def test_the_mulligan_gives_back_low_tiles_and_the_weak_colours() -> None:

@@ -19,7 +19,7 @@ from types import ModuleType
 import pytest
 
 from noreturn.bots import plan
-from noreturn.bots.search import SearchBot, candidates
+from noreturn.bots.search import SearchBot, candidates, turn_candidates
 from noreturn.engine import (
     MULLIGAN,
     OVER,
@@ -35,6 +35,7 @@ from noreturn.engine import (
     to_action,
     view,
 )
+from strategies import game_positions
 
 
 def _study(name: str) -> ModuleType:
@@ -358,3 +359,25 @@ def test_the_distilled_network_scores_the_plans_choice_apart() -> None:
     rows = study.np.array([[1.0, 2.0], [3.0, 5.0]], dtype=study.np.float32)
     assert study.inputs(rows).tolist() == [[1.0, 2.0, 0.0, 0.0, 1.0],
                                            [3.0, 5.0, 2.0, 3.0, 0.0]]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_fast_network_describes_moves_as_the_played_copies_do(players: int) -> None:
+    """``fast_network.move_features`` reads a move's features off the move itself; they
+    must be the ranker study's, which play the move on a copy (the network was trained
+    on those), for every candidate of positions of plan and of random play."""
+    fast, ranker = _study("fast_network"), _study("ranker_study")
+    rules = Rules(players=players)
+    seen = 0
+    for policy in ("builder", "mixed"):
+        for state in game_positions(rules, 10 + players, policy)[::2]:
+            if state.is_chance() or state.is_over() or state.stage == MULLIGAN:
+                continue
+            p = plan.params_for(players)
+            left = plan.turns_left(state, p)
+            shared = fast.table(state)
+            for action in turn_candidates(state):
+                assert fast.move_features(state, action, shared) == pytest.approx(
+                    ranker.features(state, action, left, p)), action
+                seen += 1
+    assert seen > 200

@@ -129,9 +129,17 @@ def reward(state: GameState, seat: int, win_weight: float,
 
 
 def candidates(state: GameState, legal: Sequence[Action]) -> list[Action]:
-    """The moves worth searching at ``state`` (the seat to move decides), plan's first."""
-    seat = state.to_move
+    """The moves worth searching at ``state`` (the seat to move decides), plan's first;
+    only those in ``legal`` (all of it, should none be)."""
     allowed = set(legal)
+    return [a for a in turn_candidates(state) if a in allowed] or list(legal)
+
+
+def turn_candidates(state: GameState) -> list[Action]:
+    """``candidates`` before the check against the legal moves, each once: the moves of
+    the seat's phase (no placement in phase 2, no score in phase 1), so a playout policy
+    that picks among them needs no list of every legal move."""
+    seat = state.to_move
     chosen: list[Action] = [to_action(plan.choose(state))]
     hand = sorted(state.hands[seat])
     p = plan.params_for(state.rules.players)
@@ -141,21 +149,31 @@ def candidates(state: GameState, legal: Sequence[Action]) -> list[Action]:
                    for colours, weak in MULLIGAN_COLOUR_RULES]
         chosen += [Mulligan(tuple(sorted(aside[: len(state.bag)], reverse=True)))
                    for aside in asides]
-        return [a for a in dict.fromkeys(chosen) if a in allowed] or list(legal)
-    chosen.append(Declare())
+        return list(dict.fromkeys(chosen))
     rows = state.rows[seat]
-    for tiles in placeable(hand, rows).values():
-        tiles.sort(reverse=True)
-        chosen += [Place(tuple(tiles[:k])) for k in range(1, len(tiles) + 1)]
+    if state.phases[seat] == 1:
+        chosen.append(Declare())
+        for tiles in placeable(hand, rows).values():
+            tiles.sort(reverse=True)
+            chosen += [Place(tuple(tiles[:k])) for k in range(1, len(tiles) + 1)]
+    else:
+        chosen += _scores(hand, rows, p)
+    chosen += _exchanges(state, p)
+    return list(dict.fromkeys(chosen))
+
+
+def _scores(hand: list[int], rows: list[list[int]], p: plan.Params) -> list[Action]:
+    """Each row tail with the plan's payments for it: the cheapest, with the rest of its
+    colour given up, keeping paying power, keeping it all."""
+    scores: list[Action] = []
     for colour, row in enumerate(rows):
         for count, due in enumerate(row_dues(row), 1):
             for keep, dump in ((0.0, 0), (0.0, p.dump_max), (p.keep_power, p.dump_max),
                                (1.0, p.dump_max)):
                 pay = plan.payment(hand, due, keep, dump)
                 if pay:
-                    chosen.append(Score(colour, count, tuple(sorted(pay, reverse=True))))
-    chosen += _exchanges(state, p)
-    return [a for a in dict.fromkeys(chosen) if a in allowed] or list(legal)
+                    scores.append(Score(colour, count, tuple(sorted(pay, reverse=True))))
+    return scores
 
 
 def shifted(p: plan.Params, by: float) -> plan.Params:

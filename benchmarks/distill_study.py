@@ -33,6 +33,8 @@ iteration: imitate the expert (the search) with a fast model of its choices.
    its playouts play its own next ``--turns`` turns by the network), each in one seat
    among medium on the same deals
    (the seat moving round the table from deal to deal), as ``hidden_ceiling.py`` plays.
+   ``--own`` plays it as ``search:own=learned`` does (``--lead``, and the searching
+   seat's whole playouts by the network) with this model for every table size.
    ``--time`` gives both the same CPU time a move (the network's playouts cost more, so
    they get fewer worlds); ``--iterations`` the same worlds, which asks whether the
    network's playouts would help if they cost no more than the plan's.
@@ -56,30 +58,23 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-import fast_network
 from ranker_study import features, shipped
 from tune_plan import rotated, v1
 
-from noreturn.bots import Deck, make_bot, plan
+from noreturn.bots import Deck, learned, make_bot, plan, weights
+from noreturn.bots.candidates import candidates
 from noreturn.bots.search import Policy as PlayoutPolicy
-from noreturn.bots.search import SearchBot, candidates
+from noreturn.bots.search import SearchBot
 from noreturn.engine import (
-    DECLARE,
-    EXCHANGE,
     MULLIGAN,
     OVER,
-    PLACE,
-    SCORE,
     Action,
     Decision,
-    Declare,
-    Exchange,
     GameState,
-    Place,
     Rules,
-    Score,
     View,
     legal_actions,
+    to_decision,
     view,
 )
 from noreturn.sim.simulate import uniform_action
@@ -241,22 +236,9 @@ def report(held: np.ndarray, picks: np.ndarray) -> None:
 
 def network(path: str) -> Policy:
     """The saved network as a policy: its best-scored candidate (the plan at the
-    mulligan or with one candidate). ``fast_network.py`` computes the features that
-    ``collect`` saved (``describe``) from the moves themselves, fast enough for playouts."""
-    return fast_network.chooser(path)
-
-
-def decision(action: Action) -> Decision:
-    """``action`` as a playout policy's decision tuple (``engine.to_action`` backwards)."""
-    if isinstance(action, Place):
-        return (PLACE, 0, 0, action.tiles)
-    if isinstance(action, Exchange):
-        return (EXCHANGE, 0, 0, action.tiles)
-    if isinstance(action, Score):
-        return (SCORE, action.row, action.count, action.pay)
-    if isinstance(action, Declare):
-        return (DECLARE, 0, 0, ())
-    raise ValueError(f"{action} is no move of a turn the network plays")
+    mulligan or with one candidate). ``noreturn.bots.learned`` reads the features that
+    ``collect`` saved (``describe``) off the moves themselves, fast enough for playouts."""
+    return learned.chooser(weights.load(path))
 
 
 class Guided(SearchBot):
@@ -287,7 +269,7 @@ class Guided(SearchBot):
         """The network for ``seat`` until the horizon, the plan otherwise."""
         def policy(state: GameState, rng: Random) -> Decision:
             if state.to_move == seat and state.turns < self.horizon:
-                return decision(self.model(state, rng))
+                return to_decision(self.model(state, rng))
             return plan.choose(state, rng)
         return policy
 
@@ -323,8 +305,14 @@ def games(args: argparse.Namespace) -> None:
     """Hard as shipped and hard guided by the network, on the same deals against medium;
     the pooled figures printed as the deals come."""
     rules = Rules(players=args.players)
-    bots = (SearchBot(seconds=args.time, iterations=args.iterations),
-            Guided(network(args.model), args.turns, args.lead, args.time, args.iterations))
+    if args.own:
+        model = weights.load(args.model)
+        second: SearchBot = SearchBot(seconds=args.time, iterations=args.iterations,
+                                      own=lambda _players: model)
+    else:
+        second = Guided(network(args.model), args.turns, args.lead, args.time,
+                        args.iterations)
+    bots = (SearchBot(seconds=args.time, iterations=args.iterations), second)
     played: list[list[tuple[float, int, float]]] = []
     for deal in range(args.first, args.first + args.deals * args.step, args.step):
         played.append(head_to_head(rules, deal, bots))
@@ -422,6 +410,9 @@ def parser() -> argparse.ArgumentParser:
                       help="the searching seat's turns in a playout played by the network")
     step.add_argument("--lead", action="store_true",
                       help="the network's pick is the move kept unless clearly beaten")
+    step.add_argument("--own", action="store_true",
+                      help="as search:own=learned plays: both --lead and every turn of "
+                      "the searching seat in its playouts (--turns is then ignored)")
     step.add_argument("--time", type=float, default=1.0, help="CPU seconds a move")
     step.add_argument("--iterations", type=int, default=None,
                       help="sampled worlds a move instead of --time: both bots alike, so "

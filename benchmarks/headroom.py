@@ -26,7 +26,7 @@ import sys
 from random import Random
 
 from noreturn.bots import Deck, plan
-from noreturn.bots.search import candidates
+from noreturn.bots.candidates import candidates
 from noreturn.engine import (
     MULLIGAN,
     OVER,

@@ -47,8 +47,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from tune_plan import rotated, v1
 
-from noreturn.bots import Deck, plan
-from noreturn.bots.search import candidates, outcome
+from noreturn.bots import Deck, learned, plan
+from noreturn.bots.candidates import candidates
+from noreturn.bots.search import outcome
 from noreturn.engine import (
     MULLIGAN,
     OVER,
@@ -76,12 +77,9 @@ Position = tuple[list[list[float]], list[float]]
 # Features alike for every candidate (the rivals' pace, their phases) count only through
 # their products with a move's own ones: the ranker compares the moves of one position.
 
-NAMES = ("declares", "phase 2", "row points", "row tiles", "points scored", "power",
-         "second power", "hand left", "scoring turns", "turns short", "turns spare",
-         "tiles fitting", "keep value", "rows", "row ends", "late row points",
-         "power in phase 2", "late power in phase 1", "overpaid", "tiles exchanged",
-         "turns left if declaring", "lead", "lead if declaring", "rival pace",
-         "rival pace if declaring", "rivals in phase 2", "exchanged times rival pace")
+NAMES = learned.FEATURES
+"""What ``features`` describes a move by (``noreturn.bots.learned`` reads the same off
+the move itself, for the distilled policy)."""
 
 
 def shipped(state: GameState, _rng: Random) -> Action:

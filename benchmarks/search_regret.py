@@ -53,7 +53,8 @@ from random import Random
 from unittest import mock
 
 from noreturn.bots import Deck, make_bot, plan, search
-from noreturn.bots.search import Policy, candidates, outcome
+from noreturn.bots.candidates import candidates
+from noreturn.bots.search import Policy, outcome
 from noreturn.bots.yardsticks import policy_v1
 from noreturn.engine import (
     MULLIGAN,

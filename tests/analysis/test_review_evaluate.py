@@ -11,7 +11,8 @@ from noreturn.analysis import Budget
 from noreturn.analysis.evaluate import _streams, evaluate_moves, view_value
 from noreturn.analysis.review import noise_bound
 from noreturn.bots import Deck, plan
-from noreturn.bots.search import candidates, outcome
+from noreturn.bots.candidates import candidates
+from noreturn.bots.search import outcome
 from noreturn.engine import Declare, GameState, Rules, legal_actions, to_action, view
 
 

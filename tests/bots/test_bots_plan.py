@@ -14,14 +14,9 @@ import pytest
 from botgames import bot_game
 
 from noreturn.bots import Deck, make_bot, plan, play_game
+from noreturn.bots.candidates import candidates, turn_candidates
 from noreturn.bots.planner import PlanBot
-from noreturn.bots.search import (
-    WALL_CAP,
-    SearchBot,
-    candidates,
-    clearly_better,
-    turn_candidates,
-)
+from noreturn.bots.search import WALL_CAP, SearchBot, clearly_better
 from noreturn.engine import (
     PLAY,
     Declare,

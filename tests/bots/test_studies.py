@@ -18,11 +18,11 @@ from types import ModuleType
 
 import pytest
 
-from noreturn.bots import plan
-from noreturn.bots.search import SearchBot, candidates, turn_candidates
+from noreturn.bots import learned, plan
+from noreturn.bots.candidates import candidates, turn_candidates
+from noreturn.bots.search import SearchBot
 from noreturn.engine import (
     MULLIGAN,
-    OVER,
     PLAY,
     Exchange,
     GameState,
@@ -334,24 +334,6 @@ def test_the_distillation_study_trains_and_plays(
     assert last.startswith("deal 0: 1 deals, win share ") and "playouts a decision" in last
 
 
-def test_the_distillation_studys_decisions_are_the_actions_they_stand_for() -> None:
-    study = _study("distill_study")
-    state = new_game(Rules(players=3), Random(4))
-    resolve_chance(state, Random(5))
-    rng = Random(6)
-    seen = 0
-    while state.stage != OVER:
-        if state.draws_due:
-            resolve_chance(state, rng)
-            continue
-        if state.stage == PLAY:
-            for action in candidates(state, legal_actions(state)):
-                assert to_action(study.decision(action)) == action
-                seen += 1
-        state.apply(to_action(plan.choose(state)))
-    assert seen > 100
-
-
 def test_the_distilled_network_scores_the_plans_choice_apart() -> None:
     """A candidate's inputs: its features, their difference from the plan choice's, and
     a flag that is set for the plan's choice alone."""
@@ -362,11 +344,11 @@ def test_the_distilled_network_scores_the_plans_choice_apart() -> None:
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_the_fast_network_describes_moves_as_the_played_copies_do(players: int) -> None:
-    """``fast_network.move_features`` reads a move's features off the move itself; they
-    must be the ranker study's, which play the move on a copy (the network was trained
-    on those), for every candidate of positions of plan and of random play."""
-    fast, ranker = _study("fast_network"), _study("ranker_study")
+def test_the_learned_policy_describes_moves_as_the_played_copies_do(players: int) -> None:
+    """``learned.move_features`` reads a move's features off the move itself; they must
+    be the ranker study's, which play the move on a copy (``distill_study collect`` saves
+    those for training), for every candidate of positions of plan and of random play."""
+    ranker = _study("ranker_study")
     rules = Rules(players=players)
     seen = 0
     for policy in ("builder", "mixed"):
@@ -375,9 +357,9 @@ def test_the_fast_network_describes_moves_as_the_played_copies_do(players: int) 
                 continue
             p = plan.params_for(players)
             left = plan.turns_left(state, p)
-            shared = fast.table(state)
+            shared = learned.table(state)
             for action in turn_candidates(state):
-                assert fast.move_features(state, action, shared) == pytest.approx(
+                assert learned.move_features(state, action, shared) == pytest.approx(
                     ranker.features(state, action, left, p)), action
                 seen += 1
     assert seen > 200

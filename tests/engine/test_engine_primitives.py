@@ -20,6 +20,7 @@ from noreturn.engine import (
     TILE_VALUE,
     Decision,
     Declare,
+    Draw,
     GameState,
     Place,
     Rules,
@@ -38,6 +39,8 @@ from noreturn.engine import (
     row_dues,
     row_limit,
     tiles_value,
+    to_action,
+    to_decision,
     value_of,
 )
 from strategies import random_rules, sample_positions
@@ -186,3 +189,18 @@ def test_a_clone_and_a_pickled_state_are_the_same_game_and_independent(players: 
                 copy.apply(copy.sample_draw(rng) if copy.is_chance()
                            else rng.choice(legal_actions(copy)))
             assert state == before and state.key() == before.key()
+
+
+def test_to_decision_is_to_action_backwards_for_every_legal_move() -> None:
+    """A playout policy that decides by action values hands the playout the tuple of
+    its action: every legal move (mulligans and passes too) comes back as itself."""
+    seen = 0
+    for seed in range(6):
+        rules = random_rules(Random(seed))
+        for state in sample_positions(rules, seed, 20, decisions_only=True):
+            for action in legal_actions(state):
+                assert to_action(to_decision(action)) == action
+                seen += 1
+    assert seen > 1000
+    with pytest.raises(ValueError, match="draw"):
+        to_decision(Draw(make_tile(0, 5)))

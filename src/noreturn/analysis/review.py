@@ -37,7 +37,7 @@ from random import Random
 
 from noreturn.analysis.evaluate import STOP, Budget, evaluate_moves, view_value
 from noreturn.analysis.points import DecisionPoint, DrawPoint, GameFacts, seat_points
-from noreturn.bots.search import candidates
+from noreturn.bots.candidates import candidates
 from noreturn.engine import Action, Declare, View, legal_actions, sample_world
 from noreturn.records import Record
 from noreturn.sim.backends import run_local

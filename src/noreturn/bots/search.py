@@ -7,10 +7,10 @@ plan (``plan.py``) for every seat to the end of the game. Because all candidates
 same world and the same later draws (common random numbers), the luck of a sample falls on
 all of them alike and their difference is measured with far fewer playouts.
 
-Candidates are the moves that differ in substance: the plan's own choice; the declaration;
-placing a colour's highest placeable tiles (one, two, ... of them); each scoring tail with
-its cheapest payment and with the plan's payments (which give up the rest of the paying
-colour with it); exchanging the one, two, ... least useful
+Candidates (``candidates.py``) are the moves that differ in substance: the plan's own
+choice; the declaration; placing a colour's highest placeable tiles (one, two, ... of
+them); each scoring tail with its cheapest payment and with the plan's payments (which
+give up the rest of the paying colour with it); exchanging the one, two, ... least useful
 tiles. Sequential halving spends the budget: every candidate gets the same share of the
 first round, the better half goes on to the next round with twice as many playouts each, and
 so on, so the budget goes where the decision is close. The plan's own choice stays in every
@@ -34,7 +34,9 @@ times that on the wall clock: ``WALL_CAP``) or
 ``win=0.5`` (weight of the win against the margin), ``trust=1.0`` (standard errors a move
 must beat the plan's choice by; 0: the plain winner), ``trust_near=0`` (the same near the
 switch), ``shifts=-2/-4/2`` (the own switch's shifts searched near it, in turns;
-negative: later; none by default), ``scale=60`` (points of margin that
+negative: later; none by default), ``own=plan`` (``own=learned``: the searching seat's
+playouts, and the move kept unless beaten, by the learned policy, ``learned.py``, where
+one is shipped for the table size), ``scale=60`` (points of margin that
 count as half a win; beyond half of it either way the margin is clipped). The clip makes
 a bot far ahead play to win rather than to win big; ``search:win=0,scale=1000,trust=0``
 plays for the expected margin alone, the very value ``noreturn review`` measures moves by.
@@ -49,24 +51,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from random import Random
 
-from noreturn.bots import plan
+from noreturn.bots import learned, plan
 from noreturn.bots.base import BotError, Budget, parse_options, register
+from noreturn.bots.candidates import candidates
+from noreturn.bots.learned import Scorer
 from noreturn.engine import (
-    TILE_COLOUR,
-    TILE_VALUE,
     Action,
     Decision,
-    Declare,
-    Exchange,
     GameState,
-    Mulligan,
-    Place,
-    Score,
     View,
-    colour_sums,
-    placeable,
     playout,
-    row_dues,
     sample_world,
     to_action,
 )
@@ -86,14 +80,6 @@ crowded server still answers."""
 
 MARGIN_SCALE = 60.0
 """Points of margin that count as much as half a win (clipped beyond)."""
-
-MULLIGAN_LOWS = range(8)
-"""The mulligans searched by threshold: every tile up to 0, 1, ... 7 set aside."""
-
-MULLIGAN_COLOUR_RULES = tuple((colours, weak) for colours in (1, 2, 3) for weak in (7, 11))
-"""The mulligans searched by colour (``plan.set_aside``): besides the plan's low tiles,
-the tiles up to ``weak`` outside the ``colours`` strongest colours (11: all of them)."""
-
 
 Policy = Callable[[GameState, Random], Decision]
 """A playout policy (``engine.playout``'s slot): the decision tuple for the seat to move."""
@@ -126,54 +112,6 @@ def reward(state: GameState, seat: int, win_weight: float,
     margin, win = outcome(state, seat)
     scaled = max(-0.5, min(0.5, margin / scale))
     return win_weight * win + (1.0 - win_weight) * (0.5 + scaled)
-
-
-def candidates(state: GameState, legal: Sequence[Action]) -> list[Action]:
-    """The moves worth searching at ``state`` (the seat to move decides), plan's first;
-    only those in ``legal`` (all of it, should none be)."""
-    allowed = set(legal)
-    return [a for a in turn_candidates(state) if a in allowed] or list(legal)
-
-
-def turn_candidates(state: GameState) -> list[Action]:
-    """``candidates`` before the check against the legal moves, each once: the moves of
-    the seat's phase (no placement in phase 2, no score in phase 1), so a playout policy
-    that picks among them needs no list of every legal move."""
-    seat = state.to_move
-    chosen: list[Action] = [to_action(plan.choose(state))]
-    hand = sorted(state.hands[seat])
-    p = plan.params_for(state.rules.players)
-    if isinstance(chosen[0], Mulligan):
-        asides = [plan.set_aside(hand, most) for most in MULLIGAN_LOWS]
-        asides += [plan.set_aside(hand, p.mulligan_max, colours, weak)
-                   for colours, weak in MULLIGAN_COLOUR_RULES]
-        chosen += [Mulligan(tuple(sorted(aside[: len(state.bag)], reverse=True)))
-                   for aside in asides]
-        return list(dict.fromkeys(chosen))
-    rows = state.rows[seat]
-    if state.phases[seat] == 1:
-        chosen.append(Declare())
-        for tiles in placeable(hand, rows).values():
-            tiles.sort(reverse=True)
-            chosen += [Place(tuple(tiles[:k])) for k in range(1, len(tiles) + 1)]
-    else:
-        chosen += _scores(hand, rows, p)
-    chosen += _exchanges(state, p)
-    return list(dict.fromkeys(chosen))
-
-
-def _scores(hand: list[int], rows: list[list[int]], p: plan.Params) -> list[Action]:
-    """Each row tail with the plan's payments for it: the cheapest, with the rest of its
-    colour given up, keeping paying power, keeping it all."""
-    scores: list[Action] = []
-    for colour, row in enumerate(rows):
-        for count, due in enumerate(row_dues(row), 1):
-            for keep, dump in ((0.0, 0), (0.0, p.dump_max), (p.keep_power, p.dump_max),
-                               (1.0, p.dump_max)):
-                pay = plan.payment(hand, due, keep, dump)
-                if pay:
-                    scores.append(Score(colour, count, tuple(sorted(pay, reverse=True))))
-    return scores
 
 
 def shifted(p: plan.Params, by: float) -> plan.Params:
@@ -213,20 +151,6 @@ def switch_options(state: GameState, legal: Sequence[Action],
     return paired
 
 
-def _exchanges(state: GameState, p: plan.Params) -> list[Action]:
-    """Exchanges of the one, two, ... least useful tiles (as the plan ranks them)."""
-    seat = state.to_move
-    hand = sorted(state.hands[seat])
-    if state.phases[seat] == 1:
-        ranked = sorted(hand, key=lambda t: plan.keep_value(state.rows[seat], t, p))
-    else:
-        sums = colour_sums(hand)
-        strongest = max(sums, key=lambda c: sums[c]) if sums else -1
-        ranked = sorted(hand, key=lambda t: (TILE_COLOUR[t] == strongest, TILE_VALUE[t]))
-    most = min(state.rules.exchange_limit, len(ranked))
-    return [Exchange(tuple(sorted(ranked[:k], reverse=True))) for k in range(1, most + 1)]
-
-
 class SearchBot:
     """Sequential halving over the candidates, within seconds or iterations per decision."""
 
@@ -242,7 +166,10 @@ class SearchBot:
     def __init__(self, seconds: float = 1.0, iterations: int | None = None,
                  win_weight: float = 0.5, trust: float = TRUST,
                  margin_scale: float = MARGIN_SCALE, trust_near: float = TRUST_NEAR,
-                 shifts: Sequence[float] = ()) -> None:
+                 shifts: Sequence[float] = (),
+                 own: Callable[[int], Scorer | None] | None = None) -> None:
+        self.own = own
+        self._scorer: Scorer | None = None
         self.trust = trust
         self.shifts = tuple(shifts)
         self.trust_near = trust_near
@@ -258,6 +185,7 @@ class SearchBot:
         if len(legal) == 1:
             return legal[0]
         seat = view.seat or 0
+        self._scorer = self.own(view.rules.players) if self.own else None
         first = sample_world(view, rng)
         policy = self.playout_policy(seat)
         options: list[tuple[Action, Policy]] = [(action, policy)
@@ -272,15 +200,23 @@ class SearchBot:
 
     def candidates(self, state: GameState, legal: Sequence[Action]) -> list[Action]:
         """The moves searched at ``state`` (``candidates``), the one kept unless clearly
-        beaten first. A study may lead with another move (``distill_study.py``)."""
-        return candidates(state, legal)
+        beaten first: the plan's, or with ``own`` the learned policy's. A study may lead
+        with another move (``distill_study.py``)."""
+        options = candidates(state, legal)
+        if self._scorer is None:
+            return options
+        mine = learned.pick(state, self._scorer)
+        return [mine, *(a for a in options if a != mine)] if mine in options else options
 
     def playout_policy(self, seat: int) -> Policy:
-        """The policy the playouts follow after a candidate, for every seat: the plan. A
-        study may model the seats otherwise (``search_regret.py``'s ``model+`` plays the
-        rivals as they really play, ``ownv1+`` the searching seat by another policy)."""
-        del seat  # every seat alike
-        return plan.choose
+        """The policy the playouts follow after a candidate: the plan for every seat, or
+        with ``own`` the learned policy for the searching seat (its foresight of its own
+        later play). A study may model the seats otherwise (``search_regret.py``'s
+        ``model+`` plays the rivals as they really play, ``ownv1+`` the searching seat
+        by another policy)."""
+        if self._scorer is None:
+            return plan.choose
+        return learned.playout_policy(seat, self._scorer)
 
     def _halving(self, view: View, seat: int, options: list[tuple[Action, Policy]],
                  rng: Random, trust: float) -> int:
@@ -335,7 +271,7 @@ class SearchBot:
 def _search(options: str) -> SearchBot:
     values = parse_options(options, {"time": float, "iterations": int, "win": float,
                                      "trust": float, "scale": float, "trust_near": float,
-                                     "shifts": str})
+                                     "shifts": str, "own": str})
     scale = float(values.get("scale", MARGIN_SCALE))
     if not scale > 0:
         raise BotError(f"bot option scale={scale:g}: the margin scale must be above 0")
@@ -344,7 +280,8 @@ def _search(options: str) -> SearchBot:
                      iterations=int(values["iterations"]) if "iterations" in values else None,
                      win_weight=float(values.get("win", 0.5)), margin_scale=scale,
                      trust_near=float(values.get("trust_near", TRUST_NEAR)),
-                     shifts=parse_shifts(str(values.get("shifts", ""))))
+                     shifts=parse_shifts(str(values.get("shifts", ""))),
+                     own=parse_own(str(values.get("own", "plan"))))
 
 
 def parse_shifts(text: str) -> tuple[float, ...]:
@@ -355,3 +292,14 @@ def parse_shifts(text: str) -> tuple[float, ...]:
     except ValueError:
         raise BotError(f"bot option shifts={text}: use turns separated by '/', e.g. "
                        "shifts=-2/-4/2") from None
+
+
+def parse_own(text: str) -> Callable[[int], Scorer | None] | None:
+    """``own=plan`` (the searching seat's playouts by the plan, as every other seat's) or
+    ``own=learned`` (by the network shipped for the table size, where there is one)."""
+    if text == "plan":
+        return None
+    if text == "learned":
+        from noreturn.bots import weights  # noqa: PLC0415 - numpy only for this option
+        return weights.packaged
+    raise BotError(f"bot option own={text}: use own=plan or own=learned")

@@ -17,10 +17,10 @@ what pays it), and read tiles with ``colour_of``/``value_of`` (or
 ``TILE_COLOUR``/``TILE_VALUE`` in hot loops), ``tiles_value`` and ``colour_sums``. A policy
 for ``playout`` returns a ``Decision`` tuple whose kind is one of ``PASS``, ``DECLARE``,
 ``MULLIGAN_CHOICE``, ``EXCHANGE``, ``PLACE``, ``SCORE``; ``to_action`` turns it into an
-action. A state's and a view's ``stage`` is a ``Stage`` (``Stage.PLAY``; its text form
-``"play"`` is for JSON); ``DEAL``, ``MULLIGAN``, ``PLAY`` and ``OVER`` are its members under
-module names, for hot loops (a global is some 100 ns cheaper than ``Stage.PLAY`` on Python
-3.11).
+action, ``to_decision`` an action into it. A state's and a view's ``stage`` is a
+``Stage`` (``Stage.PLAY``; its text form ``"play"`` is for JSON); ``DEAL``, ``MULLIGAN``,
+``PLAY`` and ``OVER`` are its members under module names, for hot loops (a global is some
+100 ns cheaper than ``Stage.PLAY`` on Python 3.11).
 
 ``view(state, seat)`` is the one gate for hidden information in states, ``observe(event,
 seat)`` its twin for events (``event_of``, ``draw_event``, ``start_event`` make an
@@ -97,6 +97,7 @@ from noreturn.engine.rollout import (
     playout,
     rollout_action,
     to_action,
+    to_decision,
 )
 from noreturn.engine.state import (
     DEAL,
@@ -154,5 +155,5 @@ __all__ = [
     "playout", "refusal",
     "reshuffled", "resolve_chance", "rollout_action", "row_due", "row_dues", "row_limit",
     "sample_world", "start_event", "texts_of", "tile_code", "tiles_text", "tiles_value",
-    "to_action", "turns_taken", "value_of", "view", "why_illegal",
+    "to_action", "to_decision", "turns_taken", "value_of", "view", "why_illegal",
 ]

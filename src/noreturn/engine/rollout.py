@@ -149,6 +149,24 @@ def to_action(choice: Decision) -> Action:
     return Pass()
 
 
+def to_decision(action: Action) -> Decision:
+    """The decision tuple of an action (``to_action`` backwards), for a playout policy
+    that decides by action values."""
+    if isinstance(action, Place):
+        return (PLACE, 0, 0, action.tiles)
+    if isinstance(action, Exchange):
+        return (EXCHANGE, 0, 0, action.tiles)
+    if isinstance(action, Score):
+        return (SCORE, action.row, action.count, action.pay)
+    if isinstance(action, Declare):
+        return (DECLARE, 0, 0, ())
+    if isinstance(action, Mulligan):
+        return (MULLIGAN_CHOICE, 0, 0, action.tiles)
+    if isinstance(action, Pass):
+        return (PASS, 0, 0, ())
+    raise ValueError(f"{action} is a draw, which a playout makes itself")
+
+
 def playout(
     state: GameState, rng: Random, policy: Callable[[GameState, Random], Decision] | None = None
 ) -> int:

@@ -1,5 +1,5 @@
-"""Compiled modules for a wheel: the plan, the search's candidates and the learned policy,
-and the engine's state, rollout, rules and tiles.
+"""Compiled modules for a wheel: the plan, the search's candidates, and the engine's
+state, rollout, rules and tiles.
 
 Everything else about the package is in ``pyproject.toml``. The search (``hard``,
 ``expert``) spends its time playing games to the end with the plan; compiled with mypyc,
@@ -20,7 +20,6 @@ from setuptools.command.build_ext import build_ext
 
 HOT_MODULES = [
     "src/noreturn/bots/candidates.py",
-    "src/noreturn/bots/learned.py",
     "src/noreturn/bots/plan.py",
     "src/noreturn/engine/legal.py",
     "src/noreturn/engine/rollout.py",

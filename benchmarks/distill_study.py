@@ -33,8 +33,8 @@ iteration: imitate the expert (the search) with a fast model of its choices.
    its playouts play its own next ``--turns`` turns by the network), each in one seat
    among medium on the same deals
    (the seat moving round the table from deal to deal), as ``hidden_ceiling.py`` plays.
-   ``--own`` plays it as ``search:own=learned`` does (``--lead``, and the searching
-   seat's whole playouts by the network) with this model for every table size.
+   ``--lead --turns 99``: the network as the seat's own policy throughout, its pick the
+   default move and its whole playouts.
    ``--time`` gives both the same CPU time a move (the network's playouts cost more, so
    they get fewer worlds); ``--iterations`` the same worlds, which asks whether the
    network's playouts would help if they cost no more than the plan's.
@@ -58,10 +58,11 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+import learned_policy
 from ranker_study import features, shipped
 from tune_plan import rotated, v1
 
-from noreturn.bots import Deck, learned, make_bot, plan, weights
+from noreturn.bots import Deck, make_bot, plan
 from noreturn.bots.candidates import candidates
 from noreturn.bots.search import Policy as PlayoutPolicy
 from noreturn.bots.search import SearchBot
@@ -236,9 +237,9 @@ def report(held: np.ndarray, picks: np.ndarray) -> None:
 
 def network(path: str) -> Policy:
     """The saved network as a policy: its best-scored candidate (the plan at the
-    mulligan or with one candidate). ``noreturn.bots.learned`` reads the features that
+    mulligan or with one candidate). ``learned_policy.py`` reads the features that
     ``collect`` saved (``describe``) off the moves themselves, fast enough for playouts."""
-    return learned.chooser(weights.load(path))
+    return learned_policy.chooser(learned_policy.load(path))
 
 
 class Guided(SearchBot):
@@ -305,14 +306,8 @@ def games(args: argparse.Namespace) -> None:
     """Hard as shipped and hard guided by the network, on the same deals against medium;
     the pooled figures printed as the deals come."""
     rules = Rules(players=args.players)
-    if args.own:
-        model = weights.load(args.model)
-        second: SearchBot = SearchBot(seconds=args.time, iterations=args.iterations,
-                                      own=lambda _players: model)
-    else:
-        second = Guided(network(args.model), args.turns, args.lead, args.time,
-                        args.iterations)
-    bots = (SearchBot(seconds=args.time, iterations=args.iterations), second)
+    bots = (SearchBot(seconds=args.time, iterations=args.iterations),
+            Guided(network(args.model), args.turns, args.lead, args.time, args.iterations))
     played: list[list[tuple[float, int, float]]] = []
     for deal in range(args.first, args.first + args.deals * args.step, args.step):
         played.append(head_to_head(rules, deal, bots))
@@ -410,9 +405,6 @@ def parser() -> argparse.ArgumentParser:
                       help="the searching seat's turns in a playout played by the network")
     step.add_argument("--lead", action="store_true",
                       help="the network's pick is the move kept unless clearly beaten")
-    step.add_argument("--own", action="store_true",
-                      help="as search:own=learned plays: both --lead and every turn of "
-                      "the searching seat in its playouts (--turns is then ignored)")
     step.add_argument("--time", type=float, default=1.0, help="CPU seconds a move")
     step.add_argument("--iterations", type=int, default=None,
                       help="sampled worlds a move instead of --time: both bots alike, so "

@@ -45,9 +45,10 @@ from random import Random
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+from learned_policy import FEATURES
 from tune_plan import rotated, v1
 
-from noreturn.bots import Deck, learned, plan
+from noreturn.bots import Deck, plan
 from noreturn.bots.candidates import candidates
 from noreturn.bots.search import outcome
 from noreturn.engine import (
@@ -77,9 +78,9 @@ Position = tuple[list[list[float]], list[float]]
 # Features alike for every candidate (the rivals' pace, their phases) count only through
 # their products with a move's own ones: the ranker compares the moves of one position.
 
-NAMES = learned.FEATURES
-"""What ``features`` describes a move by (``noreturn.bots.learned`` reads the same off
-the move itself, for the distilled policy)."""
+NAMES = FEATURES
+"""What ``features`` describes a move by (``learned_policy.py`` reads the same off the
+move itself, for the distilled policy)."""
 
 
 def shipped(state: GameState, _rng: Random) -> Action:

@@ -15,10 +15,11 @@ import sys
 from pathlib import Path
 from random import Random
 from types import ModuleType
+from typing import Any
 
 import pytest
 
-from noreturn.bots import learned, plan
+from noreturn.bots import plan
 from noreturn.bots.candidates import candidates, turn_candidates
 from noreturn.bots.search import SearchBot
 from noreturn.engine import (
@@ -345,21 +346,74 @@ def test_the_distilled_network_scores_the_plans_choice_apart() -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_learned_policy_describes_moves_as_the_played_copies_do(players: int) -> None:
-    """``learned.move_features`` reads a move's features off the move itself; they must
-    be the ranker study's, which play the move on a copy (``distill_study collect`` saves
-    those for training), for every candidate of positions of plan and of random play."""
-    ranker = _study("ranker_study")
-    rules = Rules(players=players)
+    """``learned_policy.move_features`` reads a move's features off the move itself; they
+    must be the ranker study's, which play the move on a copy (``distill_study collect``
+    saves those for training), for every candidate of positions of plan and of random
+    play."""
+    fast, ranker = _study("learned_policy"), _study("ranker_study")
     seen = 0
-    for policy in ("builder", "mixed"):
-        for state in game_positions(rules, 10 + players, policy)[::2]:
-            if state.is_chance() or state.is_over() or state.stage == MULLIGAN:
-                continue
-            p = plan.params_for(players)
-            left = plan.turns_left(state, p)
-            shared = learned.table(state)
-            for action in turn_candidates(state):
-                assert learned.move_features(state, action, shared) == pytest.approx(
-                    ranker.features(state, action, left, p)), action
-                seen += 1
+    for state in _turns(players, 10 + players)[::2]:
+        p = plan.params_for(players)
+        left = plan.turns_left(state, p)
+        shared = fast.table(state)
+        for action in turn_candidates(state):
+            assert fast.move_features(state, action, shared) == pytest.approx(
+                ranker.features(state, action, left, p)), action
+            seen += 1
     assert seen > 200
+
+
+def _turns(players: int, seed: int) -> list[GameState]:
+    """The turns (no mulligan) of a game of the plan and one of random play."""
+    return [s for policy in ("builder", "mixed")
+            for s in game_positions(Rules(players=players), seed, policy)
+            if not s.is_chance() and not s.is_over() and s.stage != MULLIGAN]
+
+
+def _network_on(feature: str, sign: float = 1.0) -> Any:
+    """A network (``learned_policy.scorer``) whose score rises with one feature alone
+    (``sign``: or falls)."""
+    fast = _study("learned_policy")
+    np = fast.np
+    inputs = 2 * len(fast.FEATURES) + 1
+    w0 = np.zeros((1, inputs), dtype=np.float32)
+    w0[0, fast.FEATURES.index(feature)] = 0.01 * sign
+    return fast.scorer({"mean": np.zeros(inputs, dtype=np.float32),
+                        "scale": np.ones(inputs, dtype=np.float32), "w0": w0,
+                        "b0": np.zeros(1, dtype=np.float32),
+                        "w1": np.ones((1, 1), dtype=np.float32),
+                        "b1": np.zeros(1, dtype=np.float32)})
+
+
+def test_the_learned_policy_reads_the_network_as_trained() -> None:
+    """Weights on "points scored" pick the candidate that scores most; negated, one
+    that scores least."""
+    fast = _study("learned_policy")
+    most, least = _network_on("points scored"), _network_on("points scored", -1.0)
+    checked = 0
+    for state in _turns(3, 5):
+        options = turn_candidates(state)
+        if len(options) < 2:
+            continue
+        shared = fast.table(state)
+        points = [fast.move_features(state, a, shared)[4] for a in options]
+        assert points[options.index(fast.pick(state, most))] == max(points)
+        assert points[options.index(fast.pick(state, least))] == min(points)
+        checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_guided_searchs_playouts_play_only_legal_moves(players: int) -> None:
+    """``distill_study.Guided``'s playout policy: the network for the searching seat (as
+    a decision tuple), the plan for the others; its candidates lead with the network's."""
+    study, fast = _study("distill_study"), _study("learned_policy")
+    best = _network_on("row points")
+    guided = study.Guided(fast.chooser(best), 99, True, 1.0, 2)
+    for state in _turns(players, 7)[::3]:
+        seat = state.to_move
+        legal = legal_actions(state)
+        guided.horizon = state.turns + 99
+        for who in (seat, (seat + 1) % players):
+            assert to_action(guided.playout_policy(who)(state, Random(1))) in legal
+        assert guided.candidates(state, legal)[0] == fast.pick(state, best)

@@ -34,9 +34,7 @@ times that on the wall clock: ``WALL_CAP``) or
 ``win=0.5`` (weight of the win against the margin), ``trust=1.0`` (standard errors a move
 must beat the plan's choice by; 0: the plain winner), ``trust_near=0`` (the same near the
 switch), ``shifts=-2/-4/2`` (the own switch's shifts searched near it, in turns;
-negative: later; none by default), ``own=plan`` (``own=learned``: the searching seat's
-playouts, and the move kept unless beaten, by the learned policy, ``learned.py``, where
-one is shipped for the table size), ``scale=60`` (points of margin that
+negative: later; none by default), ``scale=60`` (points of margin that
 count as half a win; beyond half of it either way the margin is clipped). The clip makes
 a bot far ahead play to win rather than to win big; ``search:win=0,scale=1000,trust=0``
 plays for the expected margin alone, the very value ``noreturn review`` measures moves by.
@@ -51,10 +49,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from random import Random
 
-from noreturn.bots import learned, plan
+from noreturn.bots import plan
 from noreturn.bots.base import BotError, Budget, parse_options, register
 from noreturn.bots.candidates import candidates
-from noreturn.bots.learned import Scorer
 from noreturn.engine import (
     Action,
     Decision,
@@ -166,10 +163,7 @@ class SearchBot:
     def __init__(self, seconds: float = 1.0, iterations: int | None = None,
                  win_weight: float = 0.5, trust: float = TRUST,
                  margin_scale: float = MARGIN_SCALE, trust_near: float = TRUST_NEAR,
-                 shifts: Sequence[float] = (),
-                 own: Callable[[int], Scorer | None] | None = None) -> None:
-        self.own = own
-        self._scorer: Scorer | None = None
+                 shifts: Sequence[float] = ()) -> None:
         self.trust = trust
         self.shifts = tuple(shifts)
         self.trust_near = trust_near
@@ -185,7 +179,6 @@ class SearchBot:
         if len(legal) == 1:
             return legal[0]
         seat = view.seat or 0
-        self._scorer = self.own(view.rules.players) if self.own else None
         first = sample_world(view, rng)
         policy = self.playout_policy(seat)
         options: list[tuple[Action, Policy]] = [(action, policy)
@@ -200,23 +193,16 @@ class SearchBot:
 
     def candidates(self, state: GameState, legal: Sequence[Action]) -> list[Action]:
         """The moves searched at ``state`` (``candidates``), the one kept unless clearly
-        beaten first: the plan's, or with ``own`` the learned policy's. A study may lead
-        with another move (``distill_study.py``)."""
-        options = candidates(state, legal)
-        if self._scorer is None:
-            return options
-        mine = learned.pick(state, self._scorer)
-        return [mine, *(a for a in options if a != mine)] if mine in options else options
+        beaten first. A study may lead with another move (``distill_study.py``)."""
+        return candidates(state, legal)
 
     def playout_policy(self, seat: int) -> Policy:
-        """The policy the playouts follow after a candidate: the plan for every seat, or
-        with ``own`` the learned policy for the searching seat (its foresight of its own
-        later play). A study may model the seats otherwise (``search_regret.py``'s
-        ``model+`` plays the rivals as they really play, ``ownv1+`` the searching seat
-        by another policy)."""
-        if self._scorer is None:
-            return plan.choose
-        return learned.playout_policy(seat, self._scorer)
+        """The policy the playouts follow after a candidate, for every seat: the plan. A
+        study may model the seats otherwise (``search_regret.py``'s ``model+`` plays the
+        rivals as they really play, ``ownv1+`` the searching seat by another policy,
+        ``distill_study.py`` by a network learned from hard)."""
+        del seat  # every seat alike
+        return plan.choose
 
     def _halving(self, view: View, seat: int, options: list[tuple[Action, Policy]],
                  rng: Random, trust: float) -> int:
@@ -271,7 +257,7 @@ class SearchBot:
 def _search(options: str) -> SearchBot:
     values = parse_options(options, {"time": float, "iterations": int, "win": float,
                                      "trust": float, "scale": float, "trust_near": float,
-                                     "shifts": str, "own": str})
+                                     "shifts": str})
     scale = float(values.get("scale", MARGIN_SCALE))
     if not scale > 0:
         raise BotError(f"bot option scale={scale:g}: the margin scale must be above 0")
@@ -280,8 +266,7 @@ def _search(options: str) -> SearchBot:
                      iterations=int(values["iterations"]) if "iterations" in values else None,
                      win_weight=float(values.get("win", 0.5)), margin_scale=scale,
                      trust_near=float(values.get("trust_near", TRUST_NEAR)),
-                     shifts=parse_shifts(str(values.get("shifts", ""))),
-                     own=parse_own(str(values.get("own", "plan"))))
+                     shifts=parse_shifts(str(values.get("shifts", ""))))
 
 
 def parse_shifts(text: str) -> tuple[float, ...]:
@@ -293,13 +278,3 @@ def parse_shifts(text: str) -> tuple[float, ...]:
         raise BotError(f"bot option shifts={text}: use turns separated by '/', e.g. "
                        "shifts=-2/-4/2") from None
 
-
-def parse_own(text: str) -> Callable[[int], Scorer | None] | None:
-    """``own=plan`` (the searching seat's playouts by the plan, as every other seat's) or
-    ``own=learned`` (by the network shipped for the table size, where there is one)."""
-    if text == "plan":
-        return None
-    if text == "learned":
-        from noreturn.bots import weights  # noqa: PLC0415 - numpy only for this option
-        return weights.packaged
-    raise BotError(f"bot option own={text}: use own=plan or own=learned")

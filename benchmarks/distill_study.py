@@ -14,7 +14,7 @@ iteration: imitate the expert (the search) with a fast model of its choices.
 1. **collect**: games of one hard seat (``search:iterations=N``: the same seed and
    ``--workers``, the same file) among plan rivals, the hard seat moving round the table
    from game to game. At each of its decisions after the mulligan with two candidates or
-   more, every candidate of the search (``search.candidates``, the plan's own choice
+   more, every candidate of the search (``candidates.candidates``, the plan's own choice
    first) is described by the ranker study's features of what it leaves
    (``ranker_study.features``) and the index of hard's choice kept. Worker processes
    share the games; the rows go to one ``.npz`` file.

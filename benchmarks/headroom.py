@@ -8,7 +8,7 @@ bag runs out. Is a higher score there to be had, or is the plan at the game's ce
 plays each deal twice in seat 0 against uniform random play: once by the plan, once by a
 search that knows its rival is random. At each of its decisions the search samples
 ``--worlds`` worlds from its own view (``sample_world``), plays every candidate move of
-the search bot (``search.candidates``) in each, then the plan for its own seat and uniform
+the search bot (``candidates.candidates``) in each, then the plan for its own seat and uniform
 random play for the others to the end, on the same draws for every candidate, and plays
 the move with the best mean own score. It prints both means and their paired difference
 with its standard error.

@@ -10,7 +10,7 @@ This asks whether a linear ranker over a few features of each candidate move can
 1. **Positions**: one plan seat plays games against rivals that cycle over the plan,
    ``heuristic-v1`` and uniform random play; each of its decisions is kept with chance
    ``--sample``.
-2. **Labels**: every candidate of the search bot (``search.candidates``; the plan's own
+2. **Labels**: every candidate of the search bot (``candidates.candidates``; the plan's own
    choice first) is played in ``--worlds`` worlds sampled from the seat's view, then the
    plan for the seat to the end, on the same draws for every candidate. The rivals in
    these playouts are the plan (``--rivals plan``: the model hard uses) or the rival
@@ -218,7 +218,7 @@ def held_out_gain(test: list[Position], weights: np.ndarray) -> tuple[float, flo
 
 
 def picking(best: Callable[[GameState, list[Action]], int]) -> Policy:
-    """A policy that plays the search's candidate (``search.candidates``) of index
+    """A policy that plays the search's candidate (``candidates.candidates``) of index
     ``best(state, candidates)``; the plan at the mulligan, the one move if there is one."""
 
     def policy(state: GameState, rng: Random) -> Action:

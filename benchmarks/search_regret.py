@@ -6,7 +6,7 @@
 A tournament measures a bot by whole games, whose luck drowns a change in a few of its
 decisions: a hundred games cannot tell 47% from 50%. This measures the decisions instead.
 Positions come from the plan playing itself (``--seed``); at each, an oracle that sees
-the true hands plays every candidate move (``search.candidates``) ``--playouts`` times to
+the true hands plays every candidate move (``candidates.candidates``) ``--playouts`` times to
 the end with the plan for every seat, on the same draws for every move (common random
 numbers), and scores each move by the share of first place it wins (what a tournament
 counts) and by its margin over the best other seat. A bot is then asked for its move from

@@ -4,8 +4,9 @@ among: the plan's own choice first, then the moves that differ from it in substa
 At a turn: the declaration; placing a colour's highest placeable tiles (one, two, ... of
 them); each scoring tail with the plan's payments for it; exchanging the one, two, ...
 least useful tiles. At the mulligan: the plan's set-asides by threshold and by colour.
-Compiled with mypyc in a wheel (``setup.py``): a learned playout policy lists them at
-every turn of its seat.
+Compiled with mypyc in a wheel (``setup.py``), as the plan is: a playout policy that
+picks among them (the study's ``benchmarks/learned_policy.py``) lists them at every turn
+of its seat, which ``turn_candidates`` lets it do without a list of every legal move.
 """
 
 from __future__ import annotations

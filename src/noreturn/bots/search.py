@@ -277,4 +277,3 @@ def parse_shifts(text: str) -> tuple[float, ...]:
     except ValueError:
         raise BotError(f"bot option shifts={text}: use turns separated by '/', e.g. "
                        "shifts=-2/-4/2") from None
-

@@ -96,8 +96,9 @@ def _decisions(path: Path | None) -> tuple[str, str]:
 
 
 def test_a_wheel_compiles_the_search_and_it_decides_as_the_sources_do(tmp_path: Path) -> None:
-    """``pip install .`` compiles the plan and the engine's hot modules with mypyc
-    (setup.py); the compiled bots make exactly the moves of the pure ones."""
+    """``pip install .`` compiles the plan, the search's candidates and the engine's hot
+    modules with mypyc (setup.py); the compiled bots make exactly the moves of the pure
+    ones."""
     if shutil.which(sysconfig.get_config_var("CC").split()[0]) is None:
         pytest.skip("no C compiler (the CC Python was built with): wheels are pure Python")
     if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
@@ -105,7 +106,7 @@ def test_a_wheel_compiles_the_search_and_it_decides_as_the_sources_do(tmp_path: 
     target = _wheel(tmp_path, {})
     modules = sorted(p.relative_to(target).as_posix().split(".")[0]
                      for p in (target / "noreturn").rglob("*.so"))
-    assert modules == ["noreturn/bots/plan", "noreturn/engine/legal",
+    assert modules == ["noreturn/bots/candidates", "noreturn/bots/plan", "noreturn/engine/legal",
                         "noreturn/engine/rollout", "noreturn/engine/state",
                         "noreturn/engine/tiles"]
     assert _decisions(target) == ("True", _decisions(None)[1])

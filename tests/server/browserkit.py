@@ -135,7 +135,9 @@ def check_feedback_before_sending(page: Any) -> None:
 
 
 def play_hinted_move(page: Any) -> str:
-    """Ask for a hint, click its tiles (and row tail), then the move button it enables."""
+    """Ask for a hint, click its tiles (and row tail), then the move button it enables;
+    return once the server's next state has come (so the next hint is the new turn's)."""
+    version = page.evaluate("window.noreturn.state().version")
     page.click("#hint")
     box = page.locator("#hint-box[data-action]")
     box.wait_for()
@@ -144,7 +146,8 @@ def play_hinted_move(page: Any) -> str:
     if words[0] == "declare":
         page.click("#declare")
         page.locator("#confirm[open]").wait_for()
-        page.click("#confirm-ok")
+        page.click("#confirm-ok")  # the move is sent once the dialog's promise settles:
+        _next_state(page, version)  # until then the page still shows this turn's hint
         return action
     if words[0] == "score":
         row, count = words[1], int(words[2][1:])
@@ -155,7 +158,13 @@ def play_hinted_move(page: Any) -> str:
     button = page.locator(f'#moves button[data-action="{action}"]').first
     sync_api.expect(button).to_be_enabled()
     button.click()
+    _next_state(page, version)
     return action
+
+
+def _next_state(page: Any, version: int) -> None:
+    """Wait for a state newer than ``version`` (a move's answer)."""
+    page.wait_for_function("v => window.noreturn.state().version !== v", arg=version)
 
 
 def overflow(page: Any) -> int:

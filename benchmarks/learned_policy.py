@@ -36,6 +36,7 @@ from noreturn.engine import (
     Score,
     colour_sums,
     fits_row,
+    placed_values,
     tiles_value,
     turns_taken,
 )
@@ -63,14 +64,19 @@ class Table:
     best_rival: int
 
 
+def rival_pace(state: GameState, seat: int) -> float:
+    """Tiles the other seats took from the bag per turn so far (all public)."""
+    taken_by = turns_taken(state)
+    others = [s for s in range(state.n) if s != seat]
+    return sum(plan.tiles_taken(state, s) / max(1, taken_by[s]) for s in others) / len(others)
+
+
 def table(state: GameState) -> Table:
     """The shared part of the features at ``state`` (the seat to move)."""
     seat = state.to_move
     p = plan.params_for(state.rules.players)
-    taken_by = turns_taken(state)
     others = [s for s in range(state.n) if s != seat]
-    pace = sum(plan.tiles_taken(state, s) / max(1, taken_by[s]) for s in others) / len(others)
-    return Table(seat, plan.turns_left(state, p), p, pace,
+    return Table(seat, plan.turns_left(state, p), p, rival_pace(state, seat),
                  sum(1 for s in others if state.phases[s] == 2) / len(others),
                  max(plan.projected(state, s) for s in others))
 
@@ -86,7 +92,7 @@ def after_move(state: GameState, action: Action, seat: int
     if isinstance(action, Place):
         colour = TILE_COLOUR[action.tiles[0]]
         rows = [*rows[:colour],
-                rows[colour] + sorted([TILE_VALUE[t] for t in action.tiles], reverse=True),
+                rows[colour] + placed_values(action.tiles),
                 *rows[colour + 1:]]
         gone = action.tiles
     elif isinstance(action, Score):

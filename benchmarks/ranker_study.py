@@ -45,7 +45,7 @@ from random import Random
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from learned_policy import FEATURES
+from learned_policy import FEATURES, rival_pace
 from tune_plan import rotated, v1
 
 from noreturn.bots import Deck, plan
@@ -66,7 +66,6 @@ from noreturn.engine import (
     sample_world,
     tiles_value,
     to_action,
-    turns_taken,
     view,
 )
 from noreturn.sim.simulate import uniform_action
@@ -89,17 +88,6 @@ def shipped(state: GameState, _rng: Random) -> Action:
 
 
 RIVALS: tuple[Policy, ...] = (shipped, v1, uniform_action)
-
-
-def rival_pace(state: GameState, seat: int) -> float:
-    """Tiles the other seats took from the bag per turn so far (all public)."""
-    taken_by = turns_taken(state)
-    paces = []
-    for other in range(state.n):
-        if other == seat:
-            continue
-        paces.append(plan.tiles_taken(state, other) / max(1, taken_by[other]))
-    return statistics.fmean(paces)
 
 
 def features(state: GameState, action: Action, left: float, p: plan.Params) -> list[float]:

@@ -34,6 +34,7 @@ from noreturn.engine import (
     make_tiles,
     payable_tail,
     placeable,
+    placed_values,
     playout,
     row_due,
     row_dues,
@@ -204,3 +205,11 @@ def test_to_decision_is_to_action_backwards_for_every_legal_move() -> None:
     assert seen > 1000
     with pytest.raises(ValueError, match="draw"):
         to_decision(Draw(make_tile(0, 5)))
+
+
+def test_placed_values_are_added_to_a_row_in_descending_order() -> None:
+    """RULES: PLACE adds the chosen tiles to the end of the row in descending order; the
+    state's placement and a study's reading of a move share ``placed_values``."""
+    tiles = [make_tile(2, 3), make_tile(2, 9), make_tile(2, 5), make_tile(2, 5)]
+    assert placed_values(tiles) == [9, 5, 5, 3]
+    assert placed_values([]) == []

@@ -27,7 +27,7 @@ from noreturn.engine.actions import (
     Score,
 )
 from noreturn.engine.errors import RulesError
-from noreturn.engine.tiles import TILE_COLOUR, TILE_VALUE, Rules, make_tiles
+from noreturn.engine.tiles import TILE_COLOUR, Rules, make_tiles, placed_values
 
 
 class Stage(IntEnum):
@@ -346,7 +346,7 @@ class GameState:
         for t in tiles:
             hand.remove(t)
         row = self.rows[self.to_move][TILE_COLOUR[tiles[0]]]
-        row.extend(sorted([TILE_VALUE[t] for t in tiles], reverse=True))
+        row.extend(placed_values(tiles))
         self.row_tiles += len(tiles)
         self._refill(hand)
 

@@ -57,6 +57,12 @@ def tiles_value(tiles: Iterable[int]) -> int:
     return sum([TILE_VALUE[t] for t in tiles])
 
 
+def placed_values(tiles: Iterable[int]) -> list[int]:
+    """The values a PLACE of ``tiles`` adds to the end of its row, in the row's order:
+    descending (docs/rules.md), so every row reads non-increasing."""
+    return sorted([TILE_VALUE[t] for t in tiles], reverse=True)
+
+
 def colour_sums(tiles: Iterable[int]) -> dict[int, int]:
     """Each colour's sum of face values among ``tiles``, colours in order of first
     appearance: what a hand can pay with each colour (a payment is of one colour)."""

@@ -158,6 +158,9 @@ def reason(state: GameState, action: Action) -> str:
         return _place_reason(state, action)
     if isinstance(action, Exchange):
         tiles, budget = tiles_text(action.tiles), _budget(state)
+        if state.phases[seat] == 2 and not any(state.rows[seat]):
+            return _("exchange {tiles}: your rows are all scored, and in phase 2 an exchange "
+                     "is the only move left ({budget})").format(tiles=tiles, budget=budget)
         if state.phases[seat] == 2:
             return _("exchange {tiles}: no row tail can be paid well yet; fish for one strong "
                      "colour ({budget})").format(tiles=tiles, budget=budget)
@@ -173,11 +176,32 @@ def _score_reason(state: GameState, action: Score) -> str:
     due = sum(row[-action.count:])
     over = tiles_value(action.pay) - due
     pay = tiles_text(action.pay)
-    paid = (_("paying {tiles} ({over} over)").format(tiles=pay, over=over) if over
-            else _("paying {tiles}").format(tiles=pay))
+    extra = _thrown_in(action.pay, due) if state.bag else ()  # no refill: nothing fresh
+    if extra:
+        paid = ngettext("paying {tiles} ({over} over: {extra} thrown in, the refill brings "
+                        "a fresh tile for it)",
+                        "paying {tiles} ({over} over: {extra} thrown in, the refill brings "
+                        "fresh tiles for them)", len(extra)).format(
+            tiles=pay, over=over, extra=tiles_text(extra))
+    elif over:
+        paid = _("paying {tiles} ({over} over)").format(tiles=pay, over=over)
+    else:
+        paid = _("paying {tiles}").format(tiles=pay)
     return _("score {count} of your {colour} row for {points} points, {paid}: "
              "{budget}").format(count=action.count, colour=colour_word(COLOUR_NAMES[action.row]),
                                 points=due, paid=paid, budget=_budget(state))
+
+
+def _thrown_in(pay: tuple[int, ...], due: int) -> tuple[int, ...]:
+    """The payment's lowest tiles that are not needed to cover ``due``: the plan gives them
+    up on purpose (a free exchange: the refill replaces them at no cost of a turn)."""
+    ordered = sorted(pay, key=value_of, reverse=True)
+    covered = 0
+    for needed, tile in enumerate(ordered, start=1):
+        covered += value_of(tile)
+        if covered >= due:
+            return tuple(ordered[needed:])
+    return ()
 
 
 def _place_reason(state: GameState, action: Place) -> str:
@@ -185,7 +209,7 @@ def _place_reason(state: GameState, action: Place) -> str:
     colour = colour_of(action.tiles[0])
     row = state.rows[state.to_move][colour]
     if not row:
-        what = _("start a {colour} row high").format(colour=colour_word(COLOUR_NAMES[colour]))
+        what = _("start a new {colour} row high").format(colour=colour_word(COLOUR_NAMES[colour]))
     else:
         what = ngettext("it fits under your {lowest} with small steps",
                         "they fit under your {lowest} with small steps",

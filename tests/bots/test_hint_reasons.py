@@ -1,0 +1,76 @@
+"""The hints' reasons read right: the words match the move (a hint a player cannot trust is
+worse than none). Found by following hints through whole games: "start a orange row",
+a payment whose extra tiles looked like a blunder, and a phase-2 exchange with empty rows
+said to "fish for one strong colour" when nothing was left to score."""
+
+from __future__ import annotations
+
+from botgames import bot_game
+
+from noreturn.bots.planner import PlanBot, reason
+from noreturn.engine import (
+    COLOUR_NAMES,
+    Exchange,
+    GameState,
+    Place,
+    Rules,
+    Score,
+    colour_of,
+    legal_actions,
+    tiles_text,
+    value_of,
+)
+
+
+def _states(players: int, seeds: range) -> list[GameState]:
+    return [s for seed in seeds for s in bot_game(Rules(players=players), seed,
+                                                   PlanBot(worlds=0))]
+
+
+def test_a_new_row_is_started_with_an_article_that_fits_every_colour() -> None:
+    seen = set()
+    for state in _states(2, range(3)):
+        for action in legal_actions(state):
+            if isinstance(action, Place) and not state.rows[state.to_move][
+                    colour_of(action.tiles[0])]:
+                colour = COLOUR_NAMES[colour_of(action.tiles[0])]
+                assert f"start a new {colour} row high" in reason(state, action)
+                seen.add(colour)
+    assert "orange" in seen, seen
+
+
+def test_a_payment_names_the_tiles_it_throws_in_beyond_the_due() -> None:
+    thrown = exact = 0
+    for state in _states(2, range(3)):
+        seat = state.to_move
+        for action in legal_actions(state):
+            if not isinstance(action, Score):
+                continue
+            due = sum(state.rows[seat][action.row][-action.count:])
+            paid = sorted((value_of(t) for t in action.pay), reverse=True)
+            why = reason(state, action)
+            if sum(paid[:-1]) >= due and state.bag:  # the lowest tile was not needed
+                assert "thrown in" in why, why
+                assert tiles_text(action.pay[-1:]) in why.split("over:")[1], why
+                thrown += 1
+            else:
+                assert "thrown in" not in why, why
+                exact += 1
+    assert thrown and exact, (thrown, exact)
+
+
+def test_an_exchange_with_every_row_scored_says_so_instead_of_fishing() -> None:
+    empty = fishing = 0
+    for state in _states(3, range(4)):
+        seat = state.to_move
+        if state.phases[seat] != 2:
+            continue
+        exchange = next(a for a in legal_actions(state) if isinstance(a, Exchange))
+        why = reason(state, exchange)
+        if any(state.rows[seat]):
+            assert "fish for one strong colour" in why, why
+            fishing += 1
+        else:
+            assert "your rows are all scored" in why, why
+            empty += 1
+    assert empty and fishing, (empty, fishing)

@@ -5,6 +5,8 @@ said to "fish for one strong colour" when nothing was left to score."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from botgames import bot_game
 
 from noreturn.bots.planner import PlanBot, reason
@@ -74,3 +76,36 @@ def test_an_exchange_with_every_row_scored_says_so_instead_of_fishing() -> None:
             assert "your rows are all scored" in why, why
             empty += 1
     assert empty and fishing, (empty, fishing)
+
+
+def test_the_turns_left_count_the_turn_under_way_and_the_last_is_named() -> None:
+    """Once the bag is empty the round is completed, so the mover is on its last turn:
+    the reason says so, where the estimate rounded to "about 0 turns left"."""
+    last = 0
+    for state in _states(3, range(3)):
+        for action in legal_actions(state)[:3]:
+            why = reason(state, action)
+            assert "about 0 turns" not in why, why
+            if state.ending and state.stage == 2:
+                assert "this is your last turn" in why, why
+                last += 1
+    assert last, "no game reached its last turns"
+
+
+def test_small_steps_are_claimed_only_where_the_steps_are_small() -> None:
+    small = wide = 0
+    for state in _states(3, range(2)):
+        seat = state.to_move
+        for action in legal_actions(state):
+            if not isinstance(action, Place):
+                continue
+            row = state.rows[seat][colour_of(action.tiles[0])]
+            if not row:
+                continue
+            values = [row[-1], *sorted((value_of(t) for t in action.tiles), reverse=True)]
+            steps = [a - b for a, b in pairwise(values)]
+            why = reason(state, action)
+            assert ("small steps" in why) == (max(steps) <= 2), (values, why)
+            small += max(steps) <= 2
+            wide += max(steps) > 2
+    assert small and wide, (small, wide)

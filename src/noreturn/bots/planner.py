@@ -15,6 +15,7 @@ for that ("keep building: about 14 turns left, your rows need 6 scoring turns").
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from random import Random
 
 from noreturn.bots import plan
@@ -33,6 +34,7 @@ from noreturn.engine import (
     View,
     colour_of,
     make_tile,
+    placed_values,
     sample_world,
     tile_code,
     tiles_text,
@@ -126,7 +128,13 @@ def _choose(state: GameState, legal: Sequence[Action]) -> Action:
 def _budget(state: GameState) -> str:
     """Where the plan stands: turns left against the scoring turns the rows need."""
     needed, left = plan.needed_and_left(state)
-    turns = round(left)
+    if state.ending:  # the bag is empty: the round is completed, so this turn is the last
+        if needed == 0:
+            return _("this is your last turn, your rows are empty")
+        return _("this is your last turn") + ngettext(
+            ", your rows need {needed} scoring turn", ", your rows need {needed} scoring turns",
+            needed).format(needed=needed)
+    turns = max(1, round(left))  # the turn under way counts: never "0 turns left"
     if needed == 0:
         return ngettext("about {turns} turn left, your rows are empty",
                         "about {turns} turns left, your rows are empty", turns).format(turns=turns)
@@ -204,17 +212,32 @@ def _thrown_in(pay: tuple[int, ...], due: int) -> tuple[int, ...]:
     return ()
 
 
+SMALL_STEP = 2
+"""The widest step down a reason still calls small; the plan takes wider ones too (up to
+four with two players, any with three and four), and then the reason does not say small."""
+
+
+def _small_steps(lowest: int, tiles: tuple[int, ...]) -> bool:
+    """Whether ``tiles`` go under a row ending in ``lowest`` by steps of at most
+    ``SMALL_STEP``."""
+    values = [lowest, *placed_values(tiles)]
+    return all(a - b <= SMALL_STEP for a, b in pairwise(values))
+
+
 def _place_reason(state: GameState, action: Place) -> str:
-    """Why place these tiles: a high start, or small steps under the row's last tile."""
+    """Why place these tiles: a new row, or steps under the row's last tile."""
     colour = colour_of(action.tiles[0])
     row = state.rows[state.to_move][colour]
     if not row:
         what = _("start a new {colour} row high").format(colour=colour_word(COLOUR_NAMES[colour]))
-    else:
+    elif _small_steps(row[-1], action.tiles):
         what = ngettext("it fits under your {lowest} with small steps",
                         "they fit under your {lowest} with small steps",
                         len(action.tiles)).format(
             lowest=tile_code(make_tile(colour, row[-1])))
+    else:
+        what = ngettext("it fits under your {lowest}", "they fit under your {lowest}",
+                        len(action.tiles)).format(lowest=tile_code(make_tile(colour, row[-1])))
     return _("keep building: {budget}; place {tiles}: {what}").format(
         budget=_budget(state), tiles=tiles_text(action.tiles), what=what)
 

@@ -74,6 +74,7 @@ def test_an_exchange_with_every_row_scored_says_so_instead_of_fishing() -> None:
             fishing += 1
         else:
             assert "your rows are all scored" in why, why
+            assert ("the fewer turns the others have" in why) == bool(state.bag), why
             empty += 1
     assert empty and fishing, (empty, fishing)
 

@@ -166,9 +166,14 @@ def reason(state: GameState, action: Action) -> str:
         return _place_reason(state, action)
     if isinstance(action, Exchange):
         tiles, budget = tiles_text(action.tiles), _budget(state)
+        if state.phases[seat] == 2 and not any(state.rows[seat]) and not state.bag:
+            return _("exchange {tiles}: your rows are all scored and the bag is empty, so "
+                     "nothing you do now changes your score ({budget})").format(
+                tiles=tiles, budget=budget)
         if state.phases[seat] == 2 and not any(state.rows[seat]):
-            return _("exchange {tiles}: your rows are all scored, and in phase 2 an exchange "
-                     "is the only move left ({budget})").format(tiles=tiles, budget=budget)
+            return _("exchange {tiles}: your rows are all scored, so an exchange is the only "
+                     "move left, and the more tiles it takes from the bag, the fewer turns "
+                     "the others have to score ({budget})").format(tiles=tiles, budget=budget)
         if state.phases[seat] == 2:
             return _("exchange {tiles}: no row tail can be paid well yet; fish for one strong "
                      "colour ({budget})").format(tiles=tiles, budget=budget)

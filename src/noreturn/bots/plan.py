@@ -11,12 +11,8 @@ So the plan is a budget of turns:
   round, plus the turn that finishes the round. Each seat's rate is its own, from what it
   placed, paid and exchanged so far (all public), pulled towards a prior early on. A seat
   in phase 2 takes more: a payment and the rest of its colour (``scoring_rate``), or, with
-  its rows empty, four tiles a turn, since it can only exchange. Checked against
-  self-play (30 games each): off by 0.6 turns on average with four players, 0.7 with
-  three and 2.5 with two (+1.3 on balance: it runs long late in the game); the one rate
-  for the whole table it replaced was off by 1.0, 1.3 and 2.7, and the per-seat rates won
-  27.3% of 2,000 four-player games in one seat against three plans with the single rate
-  (a fair share: 25%).
+  its rows empty, four tiles a turn, since it can only exchange. How far off it runs, and
+  what the per-seat rates won over one rate for the table: docs/bots.md.
 - **Scoring turns the rows need** (``scoring_turns``): phase 2 played out greedily on the
   rows, each turn scoring the biggest tail the paying power covers; the first turn with the
   hand's real power, later ones with a typical power.
@@ -31,7 +27,8 @@ So the plan is a budget of turns:
   gives way to the ``solo`` set, searched for the seat's own score alone.
 - **Building**: the longest chain of one colour that starts a row high or extends one with
   small steps, valued per tile; late in phase 1 a tile placed is worth less (it may not be
-  scored). When nothing is worth placing, the tiles that fit no row are exchanged.
+  scored). When nothing is worth placing, or early on when the hand holds several tiles
+  that fit no row (``fishing``, two players), the tiles that fit no row are exchanged.
 - **Scoring**: the biggest tail the hand can pay, paid with the least overpay while keeping
   the most paying power for the next turn; the rest of the paying colour goes with the
   payment (``dump_max``), a free exchange: overpaying is allowed, and the refill brings
@@ -115,12 +112,8 @@ class Params:
     safe_margin: float = 0.0
     dump_max: int = 11
     """The tiles of the paying colour up to this value that a payment leaves go with it
-    (overpaid on purpose): a free exchange, as the refill replaces them. Tried at 0, 2, 3,
-    4, 5, 7 and 11 (400 deals each, one plan against v1 in the other seats): 11, the whole
-    colour, won most at every table size, 87.5%, 67.9% and 60.4% with 2, 3 and 4 players
-    against 80.5%, 59.3% and 52.1% without, at the same score against random; a plan that
-    does not dump wins 47.6%, 27.0% and 19.6% of its seat against plans that do (fair:
-    50%, 33% and 25%)."""
+    (overpaid on purpose): a free exchange, as the refill replaces them (11, the whole
+    colour, won most at every table size: docs/bot-studies.md, "The free exchange")."""
     solo_lead: float = 1000.0
     """A lead from which the plan plays ``solo``: no rival is near enough to race, so the
     constants that score the most for the seat itself take over."""
@@ -130,6 +123,14 @@ class Params:
     the tiles up to ``mulligan_weak`` go back too: rows and payments are single-coloured,
     and the mulligan is the one exchange that costs no turn (``set_aside``)."""
     mulligan_weak: int = 11
+    fish_junk: int = 0
+    """Early on (more than ``fish_left`` turns left), when at least this many hand tiles
+    fit no row and start none, and no placement is worth ``fish_worth``, they are exchanged
+    before building (0: never). A row started now fixes its colour's ceiling for good, and
+    with many turns left a turn spent fishing costs less than a row built from a poor hand
+    (``fishing``)."""
+    fish_worth: float = 0.0
+    fish_left: float = 0.0
 
 
 def _with_solo(base: Params, solo_lead: float, **solo: Any) -> Params:
@@ -138,8 +139,9 @@ def _with_solo(base: Params, solo_lead: float, **solo: Any) -> Params:
 
 
 PARAMS = {
-    2: _with_solo(Params(margin=3, typical=15, start_min=7, max_gap=4, step_cost=0.5,
-                         safe_lead=40, mulligan_max=5),
+    2: _with_solo(Params(margin=1, typical=15, start_min=7, max_gap=4, step_cost=0.5,
+                         safe_lead=40, mulligan_max=5, fish_junk=3, fish_worth=15.0,
+                         fish_left=18.0),
                   60, max_gap=5, keep_power=0.3, idle_rate=3.0, dump_max=5),
     3: _with_solo(Params(margin=1, typical=18, max_gap=11, step_cost=1.0, start_gain=1.0,
                          late=6.0, keep_power=0.3, mulligan_colours=2, mulligan_weak=7),
@@ -149,19 +151,13 @@ PARAMS = {
                          mulligan_colours=2, mulligan_weak=7),
                   40, margin=2),
 }
-"""Chosen by coordinate search in self-play on paired deals (see the module docstring):
+"""Chosen by coordinate search in self-play on paired deals (``benchmarks/tune_plan.py``):
 each constant in turn over a few values, kept when it raised the win rate against
-``heuristic-v1`` plus the mean score against random play (150 deals a try for two players,
-120 for three and four). ``typical`` is the paying power a scoring turn averages after the
-first, measured in phase-2 play (15; 18 with three players, where hands hold more of one
-colour by then), so that the turns a reason names are the turns the rows will take.
-Once payments took their colour along (``dump_max``), the search ran again (150 deals,
-one round): with two players it moved five constants, which held on 400 other deals
-(86.6% against v1, 55.3% against the plan before, 122.2 against random); with three and
-four players its changes did not hold on other deals, and the constants stayed.
-The ``solo`` constants were searched for the seat's own score alone, in games against
-random play, where such leads arise (``tune_plan.py --solo``; docs/bot-studies.md). The mulligan's
-constants were searched on their own and held on 1,500 other deals (docs/bots.md)."""
+``heuristic-v1`` and the shipped plan plus the mean score against random play.
+``typical`` is the paying power a scoring turn averages after the first, measured in
+phase-2 play, so that the turns a reason names are the turns the rows will take. The
+``solo`` constants were searched for the seat's own score alone, the mulligan's and the
+two-player fishing on their own; each with the figures that chose it in docs/bots.md."""
 
 
 def params_for(players: int) -> Params:
@@ -418,6 +414,18 @@ def exchange_tiles(state: GameState, p: Params) -> tuple[int, ...]:
     return tuple(useless[:limit] or ranked[:1])
 
 
+def fishing(state: GameState, p: Params, worth: float, left: float) -> tuple[int, ...]:
+    """Phase 1, early: the tiles to exchange before building (``Params.fish_junk``), or
+    none; ``worth`` is the best placement's, ``left`` the turns left."""
+    if not p.fish_junk or worth >= p.fish_worth or left <= p.fish_left:
+        return ()
+    junk = exchange_tiles(state, p)
+    rows = state.rows[state.to_move]
+    if len(junk) < p.fish_junk or any(keep_value(rows, t, p) >= 1.0 for t in junk):
+        return ()
+    return junk
+
+
 def choose(state: GameState, rng: Random | None = None) -> Decision:
     """The plan's decision for the player to move, as a decision tuple, with the constants
     tuned for the table size (``PARAMS``).
@@ -444,6 +452,9 @@ def decide(state: GameState, p: Params, may_declare: bool = True) -> Decision:
         if may_declare and should_declare(state, p, left):
             return (DECLARE, 0, 0, ())
         worth, chain = best_place(state, p, left)
+        junk = fishing(state, p, worth, left)
+        if junk:
+            return (EXCHANGE, 0, 0, junk)
         if worth > 0:
             return (PLACE, 0, 0, chain)
     else:

@@ -17,12 +17,9 @@ So the plan is a budget of turns:
   rows, each turn scoring the biggest tail the paying power covers; the first turn with the
   hand's real power, later ones with a typical power.
 - **The switch**: declare when the rows need as many scoring turns as are left, less a
-  margin that grows with what a leftover costs (a tile left in a row costs twice its value
-  against scoring it, a turn declared early only the next placement). With two players
-  the margin is also a race's: who empties the bag first cuts the rival's time. Far ahead
-  (``safe_lead``) there is no race to run, and the margin falls to nothing. The margin and the
-  typical power are not guessed: they were chosen per table size by self-play on paired
-  deals (``benchmarks/tune_plan.py``; figures in ``docs/bots.md``).
+  margin (a tile left in a row costs twice its value against scoring it, a turn declared
+  early only the next placement; who empties the bag first cuts the rivals' time). Far
+  ahead (``safe_lead``) there is no race to run, and the margin falls to nothing.
 - **Solo**: further ahead still (``solo_lead``) no rival can catch up, and every constant
   gives way to the ``solo`` set, searched for the seat's own score alone.
 - **Building**: the longest chain of one colour that starts a row high or extends one with
@@ -103,9 +100,8 @@ class Params:
     """Tiles a seat in phase 2 with empty rows takes from the bag per turn (it can only
     exchange, and exchanging the most ends the game soonest)."""
     scoring_rate: float = 2.6
-    """Tiles a seat in phase 2 with rows left takes per turn: a payment and the rest of
-    its colour, more than it took in phase 1 (2.6 in self-play at every table size,
-    against 1.9 in phase 1 with two players); 0: its own rate so far."""
+    """Tiles a seat in phase 2 with rows left takes per turn (measured in self-play): a
+    payment and the rest of its colour, more than in phase 1; 0: its own rate so far."""
     safe_lead: float = 1000.0
     """A lead (projected score over the best other seat's) from which the race is won
     and the margin becomes ``safe_margin``: then the plan builds for its own score."""
@@ -124,11 +120,9 @@ class Params:
     and the mulligan is the one exchange that costs no turn (``set_aside``)."""
     mulligan_weak: int = 11
     fish_junk: int = 0
-    """Early on (more than ``fish_left`` turns left), when at least this many hand tiles
-    fit no row and start none, and no placement is worth ``fish_worth``, they are exchanged
-    before building (0: never). A row started now fixes its colour's ceiling for good, and
-    with many turns left a turn spent fishing costs less than a row built from a poor hand
-    (``fishing``)."""
+    """Hand tiles that fit no row, at least this many, are exchanged before building while
+    more than ``fish_left`` turns are left and no placement is worth ``fish_worth``
+    (``fishing``; 0: never)."""
     fish_worth: float = 0.0
     fish_left: float = 0.0
 
@@ -416,7 +410,9 @@ def exchange_tiles(state: GameState, p: Params) -> tuple[int, ...]:
 
 def fishing(state: GameState, p: Params, worth: float, left: float) -> tuple[int, ...]:
     """Phase 1, early: the tiles to exchange before building (``Params.fish_junk``), or
-    none; ``worth`` is the best placement's, ``left`` the turns left."""
+    none; ``worth`` is the best placement's, ``left`` the turns left. A row started now
+    fixes its colour's ceiling for good, and with many turns left a turn spent fishing
+    costs less than a row built from a poor hand (docs/bots.md has the figures)."""
     if not p.fish_junk or worth >= p.fish_worth or left <= p.fish_left:
         return ()
     junk = exchange_tiles(state, p)

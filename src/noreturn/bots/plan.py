@@ -122,7 +122,7 @@ class Params:
     fish_junk: int = 0
     """Hand tiles that fit no row, at least this many, are exchanged before building while
     more than ``fish_left`` turns are left and no placement is worth ``fish_worth``
-    (``fishing``; 0: never)."""
+    (``fishing``; 0: never, and never fewer than two)."""
     fish_worth: float = 0.0
     fish_left: float = 0.0
 
@@ -410,24 +410,17 @@ def exchange_tiles(state: GameState, p: Params) -> tuple[int, ...]:
 
 def fishing(state: GameState, p: Params, worth: float, left: float) -> tuple[int, ...]:
     """Phase 1, early: the tiles to exchange before building (``Params.fish_junk``), or
-    none; ``worth`` is the best placement's, ``left`` the turns left. A row started now
-    fixes its colour's ceiling for good, and with many turns left a turn spent fishing
-    costs less than a row built from a poor hand (docs/bots.md has the figures)."""
+    none; ``worth`` is the best placement's. A row started fixes its colour's ceiling for
+    good, and early on a turn spent fishing costs less than a row from a poor hand."""
     if not p.fish_junk or worth >= p.fish_worth or left <= p.fish_left:
         return ()
-    junk = exchange_tiles(state, p)
-    rows = state.rows[state.to_move]
-    if len(junk) < p.fish_junk or any(keep_value(rows, t, p) >= 1.0 for t in junk):
-        return ()
-    return junk
+    junk = exchange_tiles(state, p)  # more than one tile: all of them fit no row
+    return junk if len(junk) >= max(p.fish_junk, 2) else ()
 
 
 def choose(state: GameState, rng: Random | None = None) -> Decision:
     """The plan's decision for the player to move, as a decision tuple, with the constants
-    tuned for the table size (``PARAMS``).
-
-    Deterministic: ``rng`` is accepted so that it fits ``playout``'s policy slot.
-    """
+    tuned for the table size (``PARAMS``). Deterministic: ``rng`` fits ``playout``'s slot."""
     return decide(state, params_for(state.rules.players))
 
 

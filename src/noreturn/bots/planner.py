@@ -166,21 +166,26 @@ def reason(state: GameState, action: Action) -> str:
         return _place_reason(state, action)
     if isinstance(action, Exchange):
         tiles, budget = tiles_text(action.tiles), _budget(state)
-        if state.phases[seat] == 2 and not any(state.rows[seat]) and not state.bag:
-            return _("exchange {tiles}: your rows are all scored and the bag is empty, so "
-                     "nothing you do now changes your score ({budget})").format(
-                tiles=tiles, budget=budget)
-        if state.phases[seat] == 2 and not any(state.rows[seat]):
-            return _("exchange {tiles}: your rows are all scored, so an exchange is the only "
-                     "move left, and the more tiles it takes from the bag, the fewer turns "
-                     "the others have to score ({budget})").format(tiles=tiles, budget=budget)
         if state.phases[seat] == 2:
-            return _("exchange {tiles}: no row tail can be paid well yet; fish for one strong "
-                     "colour ({budget})").format(tiles=tiles, budget=budget)
+            return _phase_two_exchange(state, tiles, budget)
         return ngettext("exchange {tiles}: it fits no row; fish for tiles that do ({budget})",
                         "exchange {tiles}: they fit no row; fish for tiles that do ({budget})",
                         len(action.tiles)).format(tiles=tiles, budget=budget)
     return _("nothing else is possible")
+
+
+def _phase_two_exchange(state: GameState, tiles: str, budget: str) -> str:
+    """Why exchange in phase 2: to fish for paying power, or, with every row scored, to
+    end the game sooner (or nothing at all once the bag is empty)."""
+    if any(state.rows[state.to_move]):
+        return _("exchange {tiles}: no row tail can be paid well yet; fish for one strong "
+                 "colour ({budget})").format(tiles=tiles, budget=budget)
+    if state.bag:
+        return _("exchange {tiles}: your rows are all scored, so an exchange is the only "
+                 "move left, and the more tiles it takes from the bag, the fewer turns "
+                 "the others have to score ({budget})").format(tiles=tiles, budget=budget)
+    return _("exchange {tiles}: your rows are all scored and the bag is empty, so nothing "
+             "you do now changes your score ({budget})").format(tiles=tiles, budget=budget)
 
 
 def _score_reason(state: GameState, action: Score) -> str:

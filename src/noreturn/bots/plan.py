@@ -97,22 +97,19 @@ class Params:
     prior_weight: float = 4.0
     completion: float = 0.5
     idle_rate: float = 4.0
-    """Tiles a seat in phase 2 with empty rows takes from the bag per turn (it can only
-    exchange, and exchanging the most ends the game soonest)."""
+    """Tiles a seat in phase 2 with empty rows takes from the bag per turn (exchanges)."""
     scoring_rate: float = 2.6
     """Tiles a seat in phase 2 with rows left takes per turn (measured in self-play): a
     payment and the rest of its colour, more than in phase 1; 0: its own rate so far."""
     safe_lead: float = 1000.0
     """A lead (projected score over the best other seat's) from which the race is won
-    and the margin becomes ``safe_margin``: then the plan builds for its own score."""
+    and the margin is ``safe_margin``."""
     safe_margin: float = 0.0
     dump_max: int = 11
     """The tiles of the paying colour up to this value that a payment leaves go with it
-    (overpaid on purpose): a free exchange, as the refill replaces them (11, the whole
-    colour, won most at every table size: docs/bot-studies.md, "The free exchange")."""
+    (overpaid on purpose): a free exchange, as the refill replaces them."""
     solo_lead: float = 1000.0
-    """A lead from which the plan plays ``solo``: no rival is near enough to race, so the
-    constants that score the most for the seat itself take over."""
+    """A lead from which the plan plays ``solo``: the constants for its own score."""
     solo: Params | None = None
     mulligan_colours: int = 0
     """At the mulligan, outside the hand's strongest colours (this many; 0: no such rule)
@@ -120,11 +117,11 @@ class Params:
     and the mulligan is the one exchange that costs no turn (``set_aside``)."""
     mulligan_weak: int = 11
     fish_junk: int = 0
-    """Hand tiles that fit no row, at least this many, are exchanged before building while
-    more than ``fish_left`` turns are left and no placement is worth ``fish_worth``
-    (``fishing``; 0: never, and never fewer than two)."""
+    """Hand tiles that fit no row, at least this many, are exchanged before building when
+    no placement is worth ``fish_bar`` (``fishing``; 0: never, and never fewer than two)."""
     fish_worth: float = 0.0
     fish_left: float = 0.0
+    fish_slope: float = 4.0
 
 
 def _with_solo(base: Params, solo_lead: float, **solo: Any) -> Params:
@@ -135,7 +132,7 @@ def _with_solo(base: Params, solo_lead: float, **solo: Any) -> Params:
 PARAMS = {
     2: _with_solo(Params(margin=1, typical=15, start_min=7, max_gap=4, step_cost=0.5,
                          safe_lead=40, mulligan_max=5, fish_junk=3, fish_worth=15.0,
-                         fish_left=18.0),
+                         fish_left=15.0),
                   60, max_gap=5, keep_power=0.3, idle_rate=3.0, dump_max=5),
     3: _with_solo(Params(margin=1, typical=18, max_gap=11, step_cost=1.0, start_gain=1.0,
                          late=6.0, keep_power=0.3, mulligan_colours=2, mulligan_weak=7),
@@ -148,10 +145,9 @@ PARAMS = {
 """Chosen by coordinate search in self-play on paired deals (``benchmarks/tune_plan.py``):
 each constant in turn over a few values, kept when it raised the win rate against
 ``heuristic-v1`` and the shipped plan plus the mean score against random play.
-``typical`` is the paying power a scoring turn averages after the first, measured in
-phase-2 play, so that the turns a reason names are the turns the rows will take. The
+``typical`` is the paying power a scoring turn averages after the first (measured). The
 ``solo`` constants were searched for the seat's own score alone, the mulligan's and the
-two-player fishing on their own; each with the figures that chose it in docs/bots.md."""
+two-player fishing on their own: the figures in docs/bots.md."""
 
 
 def params_for(players: int) -> Params:
@@ -408,11 +404,17 @@ def exchange_tiles(state: GameState, p: Params) -> tuple[int, ...]:
     return tuple(useless[:limit] or ranked[:1])
 
 
+def fish_bar(p: Params, left: float) -> float:
+    """The worth a placement needs to be made rather than fishing, ``left`` turns before
+    the end: ``fish_worth`` early, falling by ``fish_slope`` a turn to nothing at
+    ``fish_left``, as a turn spent fishing costs more the fewer are left."""
+    return min(p.fish_worth, p.fish_slope * (left - p.fish_left))
+
+
 def fishing(state: GameState, p: Params, worth: float, left: float) -> tuple[int, ...]:
-    """Phase 1, early: the tiles to exchange before building (``Params.fish_junk``), or
-    none; ``worth`` is the best placement's. A row started fixes its colour's ceiling for
-    good, and early on a turn spent fishing costs less than a row from a poor hand."""
-    if not p.fish_junk or worth >= p.fish_worth or left <= p.fish_left:
+    """Phase 1: the tiles to exchange before building (``Params.fish_junk``), or none;
+    ``worth`` is the best placement's. A row started fixes its colour's ceiling for good."""
+    if not p.fish_junk or worth >= fish_bar(p, left):
         return ()
     junk = exchange_tiles(state, p)  # more than one tile: all of them fit no row
     return junk if len(junk) >= max(p.fish_junk, 2) else ()

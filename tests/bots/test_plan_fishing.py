@@ -72,6 +72,7 @@ def test_later_on_only_a_poorer_placement_gives_way_to_fishing() -> None:
         junk = plan.fishing(state, p, worth, left)
         assert plan.fishing(state, step, worth, left) == ()  # the step had closed by now
         enough = len(plan.exchange_tiles(state, p)) >= max(p.fish_junk, 2)
-        assert bool(junk) == (enough and worth < plan.fish_bar(p, left) < p.fish_worth)
+        assert bool(junk) == (enough and worth < plan.fish_bar(p, left))
+        assert plan.fish_bar(p, left) < p.fish_worth  # here the bar has fallen already
         fished += bool(junk)
     assert fished, "no position where the falling bar fished after the step had closed"

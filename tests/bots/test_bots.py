@@ -60,7 +60,7 @@ def test_expert_thinks_three_times_as_long_as_hard_and_plans_its_own_switch() ->
     hard, expert = make_bot("hard"), make_bot("expert")
     assert isinstance(hard, SearchBot) and isinstance(expert, SearchBot)
     assert (hard.seconds, hard.shifts) == (1.0, ())
-    assert (expert.seconds, expert.shifts) == (3.0, (-2.0, -4.0, 2.0))
+    assert (expert.seconds, expert.shifts) == (3.0, (-1.0, -2.0))
 
 
 def test_a_thinking_bot_says_its_budget_and_a_fast_one_has_none() -> None:

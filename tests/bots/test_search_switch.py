@@ -9,6 +9,7 @@ from random import Random
 import pytest
 
 from noreturn.bots import BotError, Deck, make_bot, plan, play_game
+from noreturn.bots.candidates import candidates
 from noreturn.bots.search import SearchBot, own_switch, parse_shifts, shifted, switch_options
 from noreturn.engine import (
     DECLARE,
@@ -87,6 +88,18 @@ def test_switch_options_are_legal_and_pair_each_shift_with_its_plan() -> None:
         assert all(action in legal for action, _ in paired)
         checked += any(action == Declare() for action, _ in paired)
     assert checked, "some positions offer the declaration among the shifted plans"
+
+
+def test_an_earlier_switch_offers_no_move_the_candidates_lack() -> None:
+    """Why expert weighs only later switches (``LEVELS``): where the plan shifted earlier
+    declares, the declaration is among the search's candidates already."""
+    earlier = shifted(plan.params_for(2), 2)
+    declared = 0
+    for state in _phase_one(2, range(4)):
+        if plan.decide(state, earlier)[0] == DECLARE:
+            declared += 1
+            assert Declare() in candidates(state, legal_actions(state))
+    assert declared, "some positions where the earlier switch declares"
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -90,11 +90,13 @@ _REGISTRY: dict[str, BotFactory] = {}
 _DESCRIPTIONS: dict[str, str] = {}
 
 LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "search",
-          "expert": "search:time=3,shifts=-2/-4/2"}
+          "expert": "search:time=3,shifts=-1/-2"}
 """Player-facing levels and the bot spec each stands for. Expert thinks three times as long
-as hard and also weighs plans for its own switch near it (``search.switch_options``):
-with two players 52.5% against hard over 200 games, where three seconds alone won 47.0%
-of 100 (docs/bots.md)."""
+as hard and also weighs plans for its own switch near it (``search.switch_options``): the
+plan with its switch one and two turns later. Only later ones: an earlier switch is the
+declaration, a candidate already, and two turns later is still a good whole-game plan,
+where four is a poor one. With two players 50.0% of 100 games against hard (docs/bots.md):
+not shown stronger."""
 
 CURRENT = {"heuristic": "plan", "ismcts": "ismcts-v1"}
 """The general names and the registered bot each stands for now: a better bot takes over a

@@ -33,7 +33,7 @@ times that on the wall clock: ``WALL_CAP``) or
 ``search:iterations=N`` (sampled worlds per decision: the same seed gives the same move),
 ``win=0.5`` (weight of the win against the margin), ``trust=1.0`` (standard errors a move
 must beat the plan's choice by; 0: the plain winner), ``trust_near=0`` (the same near the
-switch), ``shifts=-2/-4/2`` (the own switch's shifts searched near it, in turns;
+switch), ``shifts=-1/-2`` (the own switch's shifts searched near it, in turns;
 negative: later; none by default), ``scale=60`` (points of margin that
 count as half a win; beyond half of it either way the margin is clipped). The clip makes
 a bot far ahead play to win rather than to win big; ``search:win=0,scale=1000,trust=0``
@@ -270,10 +270,10 @@ def _search(options: str) -> SearchBot:
 
 
 def parse_shifts(text: str) -> tuple[float, ...]:
-    """``shifts=-2/-4/2``: the turns by which the own switch is shifted in the searched
+    """``shifts=-1/-2``: the turns by which the own switch is shifted in the searched
     plans for it (``switch_options``; negative: later)."""
     try:
         return tuple(float(part) for part in text.split("/") if part.strip())
     except ValueError:
         raise BotError(f"bot option shifts={text}: use turns separated by '/', e.g. "
-                       "shifts=-2/-4/2") from None
+                       "shifts=-1/-2") from None

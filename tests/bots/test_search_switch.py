@@ -91,14 +91,19 @@ def test_switch_options_are_legal_and_pair_each_shift_with_its_plan() -> None:
 
 
 def test_an_earlier_switch_offers_no_move_the_candidates_lack() -> None:
-    """Why expert weighs only later switches (``LEVELS``): where the plan shifted earlier
-    declares, the declaration is among the search's candidates already."""
+    """Why expert weighs only later switches (``LEVELS``): the plan shifted earlier either
+    declares, and the declaration is among the search's candidates already, or makes the
+    plan's own move, the first candidate."""
     earlier = shifted(plan.params_for(2), 2)
     declared = 0
     for state in _phase_one(2, range(4)):
-        if plan.decide(state, earlier)[0] == DECLARE:
+        move = to_action(plan.decide(state, earlier))
+        searched = candidates(state, legal_actions(state))
+        if move == Declare():
             declared += 1
-            assert Declare() in candidates(state, legal_actions(state))
+            assert move in searched
+        else:
+            assert move == searched[0]
     assert declared, "some positions where the earlier switch declares"
 
 

@@ -147,30 +147,7 @@ def test_near_the_switch_the_search_plays_its_plain_winner(
         asked.clear()
         bot.act(view(state, state.to_move), legal_actions(state), Random(0))
         given[near_switch(state)].update(asked)
-    assert TRUST[4] > TRUST_NEAR
-    assert given == {True: {TRUST_NEAR}, False: {TRUST[4]}}
+    assert TRUST_NEAR < TRUST
+    assert given == {True: {TRUST_NEAR}, False: {TRUST}}
     custom = make_bot("search:trust=2,trust_near=0.5")
     assert isinstance(custom, SearchBot) and (custom.trust, custom.trust_near) == (2.0, 0.5)
-
-
-def test_with_three_players_the_search_plays_its_plain_winner(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bound on leaving the plan's move goes by table size (``TRUST``): with three
-    players the plain winner everywhere (an oracle found it better there, and worse with
-    four); a ``trust`` option holds at every table size."""
-    assert (TRUST[2], TRUST[3], TRUST[4]) == (1.0, 0.0, 1.0)
-    asked: list[float] = []  # the trust each halving was given
-
-    def halving(*args: float) -> int:
-        asked.append(args[-1])
-        return 0
-
-    monkeypatch.setattr(SearchBot, "_halving", halving)
-    for spec, players, wanted in (("search:iterations=2", 3, {0.0}),
-                                  ("search:iterations=2", 2, {TRUST_NEAR, 1.0}),
-                                  ("search:iterations=2,trust=2", 3, {TRUST_NEAR, 2.0})):
-        bot = make_bot(spec)
-        asked.clear()
-        for state in _positions(players, 3):
-            bot.act(view(state, state.to_move), legal_actions(state), Random(0))
-        assert set(asked) == wanted, spec

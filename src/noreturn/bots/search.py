@@ -16,11 +16,9 @@ first round, the better half goes on to the next round with twice as many playou
 so on, so the budget goes where the decision is close. The plan's own choice stays in every
 round, and the winner is played instead only if it beats the plan's choice on the last
 round's worlds (fresh: they did not pick the winner) by more than ``trust`` standard errors
-of the paired difference (``TRUST``: 1 with two and four players, 0 with three). The plan
-is a strong default, and with four players a second's worlds are few: a search that
-followed every lucky sample was no stronger than the plan it plays out (25.5% a seat
-against medium's 27.0%). With three players, since the search was compiled, a second
-holds enough worlds to play the plain winner. Near the
+of the paired difference. The plan is a strong default, and with three and four players a
+second's worlds are few: a search that followed every lucky sample was no stronger than
+the plan it plays out (25.5% a seat against medium's 27.0% with four players). Near the
 plan's switch (``plan.near_switch``) its rule is least sure, and medium itself weighs the
 switch there rather than follow it: there the plain winner is played (``trust_near``),
 which judged by an oracle gained +0.004 win share a decision (docs/bot-studies.md). There, with
@@ -33,9 +31,8 @@ seat, so the search prefers a big win to a narrow one and a narrow loss to a big
 Options: ``search:time=1.0`` (seconds of CPU per decision, the default, at most three
 times that on the wall clock: ``WALL_CAP``) or
 ``search:iterations=N`` (sampled worlds per decision: the same seed gives the same move),
-``win=0.5`` (weight of the win against the margin), ``trust=1`` (standard errors a move
-must beat the plan's choice by, whatever the table size; 0: the plain winner; by default
-``TRUST``'s for the table size), ``trust_near=0`` (the same near the
+``win=0.5`` (weight of the win against the margin), ``trust=1.0`` (standard errors a move
+must beat the plan's choice by; 0: the plain winner), ``trust_near=0`` (the same near the
 switch), ``shifts=-1/-2`` (the own switch's shifts searched near it, in turns;
 negative: later; none by default), ``scale=60`` (points of margin that
 count as half a win; beyond half of it either way the margin is clipped). The clip makes
@@ -65,13 +62,9 @@ from noreturn.engine import (
     to_action,
 )
 
-TRUST = {2: 1.0, 3: 0.0, 4: 1.0}
+TRUST = 1.0
 """Standard errors by which a move must beat the plan's own choice, on the last round's
-fresh worlds, to be played instead (0: the plain winner of the halving), by table size.
-With three players a second's worlds are enough to follow the plain winner: judged by an
-oracle on two sets of 200 fresh positions it gained +0.0035 and +0.0029 win share a
-decision over the bound of 1 (SE 0.0018 and 0.0016), mostly at placements; with four it
-lost -0.0011 (SE 0.0010), where a second holds fewer worlds (docs/bot-studies.md)."""
+fresh worlds, to be played instead (0: the plain winner of the halving)."""
 
 TRUST_NEAR = 0.0
 """``TRUST`` near the plan's switch (``plan.near_switch``), where its rule is least sure."""
@@ -168,7 +161,7 @@ class SearchBot:
         return Budget(seconds=self.seconds)
 
     def __init__(self, seconds: float = 1.0, iterations: int | None = None,
-                 win_weight: float = 0.5, trust: float | None = None,
+                 win_weight: float = 0.5, trust: float = TRUST,
                  margin_scale: float = MARGIN_SCALE, trust_near: float = TRUST_NEAR,
                  shifts: Sequence[float] = ()) -> None:
         self.trust = trust
@@ -195,15 +188,8 @@ class SearchBot:
             options += switch_options(first, legal, self.shifts)
         if len(options) == 1:
             return options[0][0]
-        trust = self.trust_near if near else self.trust_at(view.rules.players)
+        trust = self.trust_near if near else self.trust
         return options[self._halving(view, seat, options, rng, trust)][0]
-
-    def trust_at(self, players: int) -> float:
-        """The bound away from the switch at a table of ``players``: the ``trust`` option
-        if given, else ``TRUST`` for the table size."""
-        if self.trust is not None:
-            return self.trust
-        return TRUST[min(max(players, 2), 4)]
 
     def candidates(self, state: GameState, legal: Sequence[Action]) -> list[Action]:
         """The moves searched at ``state`` (``candidates``), the one kept unless clearly
@@ -276,7 +262,7 @@ def _search(options: str) -> SearchBot:
     if not scale > 0:
         raise BotError(f"bot option scale={scale:g}: the margin scale must be above 0")
     return SearchBot(seconds=float(values.get("time", 1.0)),
-                     trust=float(values["trust"]) if "trust" in values else None,
+                     trust=float(values.get("trust", TRUST)),
                      iterations=int(values["iterations"]) if "iterations" in values else None,
                      win_weight=float(values.get("win", 0.5)), margin_scale=scale,
                      trust_near=float(values.get("trust_near", TRUST_NEAR)),

@@ -114,6 +114,7 @@ from noreturn.engine.tiles import (
     COLOUR_LETTERS,
     COLOUR_NAMES,
     TILE_COLOUR,
+    TILE_LIMIT,
     TILE_VALUE,
     Rules,
     colour_of,
@@ -144,8 +145,8 @@ def compiled() -> bool:
 __all__ = [
     "COLOUR_LETTERS", "COLOUR_NAMES", "DEAL", "DECLARE", "EXCHANGE", "HIDING_KINDS",
     "MULLIGAN", "MULLIGAN_CHOICE", "OVER", "PASS", "PLACE", "PLAY", "RULE_CODES", "SCORE",
-    "STATE_FIELDS",
-    "TILE_COLOUR", "TILE_VALUE", "Action", "Decision", "Declare", "Draw", "Event", "EventKind",
+    "STATE_FIELDS", "TILE_COLOUR", "TILE_LIMIT", "TILE_VALUE",
+    "Action", "Decision", "Declare", "Draw", "Event", "EventKind",
     "EventView", "Exchange", "GameState", "IllegalActionError", "Mulligan", "NoReturnError",
     "NotationError", "Pass", "Place", "PlayerAction", "PrivatePart", "PublicPart", "Refusal",
     "Rules", "RulesError", "Score", "ShuffledBag", "Stage", "View", "check", "colour_of",

@@ -14,6 +14,7 @@ OpenSpiel adapter all sample through ``sample_world``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from random import Random
 
 from noreturn.engine.errors import RulesError
@@ -22,11 +23,21 @@ from noreturn.engine.tiles import tiles_value
 from noreturn.engine.view import View
 
 
-def sample_world(view: View, rng: Random) -> GameState:
+def sample_world(view: View, rng: Random,
+                 hand_weights: Mapping[int, Sequence[float]] | None = None) -> GameState:
     """A random game state that agrees with everything ``view`` shows.
 
+    ``hand_weights``, if given, leans the deal of some other hands: ``hand_weights[seat]
+    [tile]`` is how likely, relative to 1, an unseen ``tile`` is to be in ``seat``'s hand
+    rather than elsewhere (a model of what that player's public play says about its hand;
+    ``bots/inference.py``). Each such hand is drawn first, tile by tile in proportion to
+    the weights (weighted sampling without replacement); every other place gets a uniform
+    share of the rest. Weights change only which world is likely, never whether it agrees
+    with the view: every weight must be positive.
+
     Raises:
-        RulesError: the view is a spectator's (no seat), which has no hand to keep.
+        RulesError: the view is a spectator's (no seat), which has no hand to keep; a
+            weight is not positive.
     """
     if view.seat is None or view.hand is None:
         raise RulesError("a world is sampled for a seat's view, not a spectator's")
@@ -42,6 +53,10 @@ def sample_world(view: View, rng: Random) -> GameState:
         del hidden[len(hidden) - count:]
         return taken
 
+    leaning = {other: weights for other, weights in (hand_weights or {}).items()
+               if other != seat}
+    for other, weights in leaning.items():
+        state.hands[other] = _weighted_pick(hidden, weights, view.hand_counts[other], rng)
     in_mulligan = state.stage == MULLIGAN
     for other in range(state.n):
         if other == seat:
@@ -50,7 +65,8 @@ def sample_world(view: View, rng: Random) -> GameState:
             own = view.own_mulligan
             state.mulligan_tiles[other] = None if own is None else list(own)
             continue
-        state.hands[other] = take(view.hand_counts[other])
+        if other not in leaning:
+            state.hands[other] = take(view.hand_counts[other])
         state.exchanged[other] = take(view.exchanged_counts[other])
         count = view.mulligan_counts[other]
         # Set-aside tiles are a place of their own only while the mulligan runs; after it
@@ -64,6 +80,27 @@ def sample_world(view: View, rng: Random) -> GameState:
         raise RulesError(f"sample_world: {len(hidden)} tiles left for a bag of "
                          f"{view.bag_count}")
     return state
+
+
+def _weighted_pick(hidden: list[int], weights: Sequence[float], count: int,
+                   rng: Random) -> list[int]:
+    """Take ``count`` tiles out of ``hidden`` (in place), each drawn in proportion to its
+    weight among those left: the ``count`` largest keys ``u ** (1 / weight)``
+    (Efraimidis and Spirakis, 2006). The rest keeps its random order."""
+    if count <= 0:
+        return []
+    keyed = []
+    for at, tile in enumerate(hidden):
+        weight = weights[tile]
+        if not weight > 0:
+            raise RulesError(f"sample_world: tile weight {weight} is not positive")
+        keyed.append((rng.random() ** (1.0 / weight), at))
+    keyed.sort(reverse=True)
+    chosen = sorted(at for _key, at in keyed[:count])
+    picked = [hidden[at] for at in chosen]
+    for at in reversed(chosen):
+        del hidden[at]
+    return picked
 
 
 def _copy_public(state: GameState, view: View) -> None:

@@ -306,12 +306,15 @@ def compare(
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
     plot: Annotated[Path | None, typer.Option(
         help="PNG of the pooled win rates and the paired differences")] = None,
+    same: Annotated[list[str] | None, typer.Option(help="NAME=BOT: count the bot named "
+        "NAME as BOT (H1=hard), in every run; may be given again")] = None,
 ) -> None:
-    """Tournaments read again: every bot pooled over the runs (other seeds add up), and
-    two bots paired on the same games, a difference with its standard error."""
+    """Tournaments read again: every bot pooled over the runs (other seeds add up) and
+    rated on one scale, and two bots paired on the same games, a difference with its
+    standard error."""
     from noreturn.sim.compare_report import compare_command  # noqa: PLC0415 - fast startup
 
-    raise typer.Exit(compare_command(runs, bot, against, as_json, plot))
+    raise typer.Exit(compare_command(runs, bot, against, as_json, plot, same=same))
 
 
 study_app = typer.Typer(

@@ -101,6 +101,42 @@ def test_pooled_over_seeds_adds_up_each_runs_table(tmp_path: Path) -> None:
             sum(row["mean_margin"] * row["games"] for row in rows))
 
 
+def test_one_two_player_runs_ratings_are_the_tournaments_own(tmp_path: Path) -> None:
+    run = load_run(real_run(tmp_path / "r", "random,greedy", 3))
+    rows = {b["name"]: b for b in json.loads(run.path.read_text())["bots"]}
+    for tally in pooled([run]):
+        assert tally.rating == pytest.approx(rows[tally.name]["rating"])
+
+
+def test_a_table_of_three_rates_every_pair_of_seats(tmp_path: Path) -> None:
+    """A first, b second, c third in every game: A beats b and c, b beats c, in pairs."""
+    games = [game(d, 0, ["A", "b", "c"], [90, 60, 30]) for d in range(6)]
+    run = load_run(hand_made(tmp_path / "r.json", games, players=3))
+    rating = {t.name: t.rating for t in pooled([run])}
+    assert rating["A"] - rating["b"] == pytest.approx(rating["b"] - rating["c"], abs=1)
+    assert rating["A"] > rating["b"] + 100
+
+
+def test_runs_that_share_a_bot_rate_every_bot_on_one_scale(tmp_path: Path) -> None:
+    """A beats b in one run, b beats c in another: A, b and c in that order, with b in the
+    middle though it played both, and A far above c though they never met."""
+    def bots(path: Path, first: str, second: str) -> None:
+        data = json.loads(path.read_text())
+        data["bots"] = [{"name": first, "spec": first}, {"name": second, "spec": second}]
+        path.write_text(json.dumps(data), encoding="utf-8")
+
+    upper = [game(d, r, ["A", "b"][::1 - 2 * r], [90, 60][::1 - 2 * r])
+             for d in range(4) for r in (0, 1)]
+    lower = [game(d, r, ["b", "c"][::1 - 2 * r], [80, 50][::1 - 2 * r])
+             for d in range(4) for r in (0, 1)]
+    paths = [hand_made(tmp_path / "up.json", upper), hand_made(tmp_path / "low.json", lower)]
+    bots(paths[0], "A", "b")
+    bots(paths[1], "b", "c")
+    rating = {t.name: t.rating for t in pooled([load_run(path) for path in paths])}
+    assert rating["A"] > rating["b"] + 200 > rating["c"] + 400
+    assert (rating["A"] + rating["b"] + rating["c"]) / 3 == pytest.approx(1500)
+
+
 def test_two_runs_on_the_same_deals_pair_game_by_game(tmp_path: Path) -> None:
     """greedy in one run and random in the other, each against medium on the same deals."""
     one = load_run(real_run(tmp_path / "greedy", "greedy,medium", seed=4))
@@ -168,6 +204,26 @@ def test_the_command_prints_both_tables_and_json(tmp_path: Path) -> None:
     assert data["paired"]["margin_se"] == pytest.approx(10.0)
     assert [row["name"] for row in data["pooled"]] == ["A", "b"]
     assert data["pooled"][1]["win_rate"] == 0.5
+    assert data["pooled"][0]["rating"] > data["pooled"][1]["rating"]  # A: won 2, lost 1
+    assert data["rating_method"].startswith("Bradley-Terry")
+    assert "rating: Bradley-Terry (MM)" in shown.output
+
+
+def test_same_counts_several_names_as_one_bot(tmp_path: Path) -> None:
+    three = [game(d, 0, ["A", "H1", "H2"], [90, 60, 30]) for d in range(3)]
+    path = hand_made(tmp_path / "r.json", three, players=3)
+    data = json.loads(path.read_text())
+    data["bots"] = [{"name": n, "spec": n} for n in ("A", "H1", "H2")]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    shown = runner.invoke(app, ["compare", str(path), "--same", "H1=hard", "--same", "H2=hard",
+                                "--json"])
+    assert shown.exit_code == 0, shown.output
+    rows = {row["name"]: row for row in json.loads(shown.output)["pooled"]}
+    assert sorted(rows) == ["A", "hard"] and rows["hard"]["games"] == 6
+    assert rows["A"]["rating"] > rows["hard"]["rating"]
+    refused = runner.invoke(app, ["compare", str(path), "--same", "H1"])
+    assert refused.exit_code == 2
+    assert "--same H1: give NAME=BOT, such as --same H1=hard" in refused.output
 
 
 @pytest.mark.parametrize(("arguments", "message"), [

@@ -22,12 +22,13 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 from noreturn.engine import NoReturnError
-from noreturn.sim.stats import Z95, margin_of, wilson_interval
+from noreturn.sim.stats import Z95, Pairwise, bradley_terry_elo, margin_of, wilson_interval
 
 FORMAT = "noreturn-tournament"
 GAME_KEYS = ("lineup", "deal", "rotation", "seats", "scores", "ranks")
@@ -72,6 +73,8 @@ class Pooled:
     wins: int = 0
     score: float = 0.0
     margin: float = 0.0
+    rating: float = 0.0
+    """Fitted on every game of every run together (``rate``): one scale for all the bots."""
 
     @property
     def win_rate(self) -> float:
@@ -148,6 +151,32 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def parse_same(pairs: Sequence[str]) -> dict[str, str]:
+    """``NAME=BOT`` pairs as a mapping.
+
+    Raises:
+        CompareError: a pair without ``=`` or with an empty side.
+    """
+    aliases: dict[str, str] = {}
+    for pair in pairs:
+        name, _, other = pair.partition("=")
+        if not name.strip() or not other.strip():
+            raise CompareError(f"--same {pair}: give NAME=BOT, such as --same H1=hard")
+        aliases[name.strip()] = other.strip()
+    return aliases
+
+
+def renamed(run: Run, aliases: Mapping[str, str]) -> Run:
+    """``run`` with each bot named in ``aliases`` counted as the bot it names: three hard
+    seats named H1, H2 and H3 (a tournament refuses one spec twice) as one hard, or an
+    expert named after its version as expert, so that runs pool and rate as one bot."""
+    if not aliases:
+        return run
+    names = {spec: aliases.get(name, aliases.get(spec, name))
+             for spec, name in run.names.items()}
+    return replace(run, names=names)
+
+
 def bot_name(run: Run, spec: str) -> str:
     """The name a seat's spec had in the tournament's table."""
     return run.names.get(spec, spec)
@@ -170,7 +199,31 @@ def pooled(runs: Sequence[Run]) -> list[Pooled]:
                 tally.wins += game["ranks"][seat] == 1
                 tally.score += scores[seat]
                 tally.margin += margin_of(scores, seat)
+    rate(runs, tallies)
     return list(tallies.values())
+
+
+RATING_METHOD = "Bradley-Terry (MM) over every pair of seats in a game, Elo scale, mean 1500"
+"""What ``Pooled.rating`` is (``rate``)."""
+
+
+def rate(runs: Sequence[Run], tallies: Mapping[str, Pooled]) -> None:
+    """Fill in each bot's rating, fitted on every game of ``runs`` at once: Bradley-Terry
+    over each pair of seats in a game (the better placed wins, a tie is half). Runs that
+    share a bot put the others on one scale: the ladder's levels, run pairwise (random, easy
+    and medium; medium and hard; hard and expert), get one rating each. With two players
+    it is the tournament's own rating; with three and four the tournament rates by openskill,
+    whose updates game by game would let the runs' order decide, so a pooled rating is fitted
+    on all the games together instead."""
+    pairs: list[Pairwise] = []
+    for run in runs:
+        for game in run.games:
+            seats, ranks = [bot_name(run, spec) for spec in game["seats"]], game["ranks"]
+            for a, b in combinations(range(len(seats)), 2):
+                result = 1.0 if ranks[a] < ranks[b] else 0.5 if ranks[a] == ranks[b] else 0.0
+                pairs.append(Pairwise(seats[a], seats[b], result))
+    for name, elo in bradley_terry_elo(list(tallies), pairs).items():
+        tallies[name].rating = elo
 
 
 def known_names(runs: Sequence[Run]) -> list[str]:

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from noreturn.sim.compare import (
+    RATING_METHOD,
     CompareError,
     Paired,
     Pooled,
@@ -21,22 +22,26 @@ from noreturn.sim.compare import (
     load_run,
     outcomes,
     paired,
+    parse_same,
     pooled,
+    renamed,
 )
 
 
 def compare_command(paths: Sequence[Path], bot: str | None = None,
                     against: str | None = None, as_json: bool = False,
                     plot: Path | None = None, console: Console | None = None,
-                    errors: Console | None = None) -> int:
+                    errors: Console | None = None, same: Sequence[str] | None = None) -> int:
     """Pool the runs and, given two bots, pair them game by game; the exit status (2: a
-    file or a bot that cannot be compared, said on ``errors``)."""
+    file or a bot that cannot be compared, said on ``errors``). ``same``: ``NAME=BOT``
+    renamings (``renamed``)."""
     console = console or Console()
     errors = errors or Console(stderr=True)
     try:
         if against is not None and bot is None:
             raise CompareError("--against needs --bot: the bot compared against it")
-        runs = [load_run(path) for path in paths]
+        aliases = parse_same(same or ())
+        runs = [renamed(load_run(path), aliases) for path in paths]
         tallies = pooled(runs)
         pair = paired(outcomes(runs, bot), outcomes(runs, against)) if bot and against else None
     except CompareError as exc:
@@ -80,16 +85,19 @@ def pooled_table(runs: Sequence[Run], tallies: Sequence[Pooled]) -> Table:
     title = (f"{len(runs)} run{'s' * (len(runs) > 1)} pooled "
              f"(seed{'s' * (len(seeds) > 1)} {', '.join(seeds)})")
     table = Table(title=title, box=box.SIMPLE_HEAD)
+    notes = [f"rating: {RATING_METHOD}, fitted on all the runs' games"]
     if len(seeds) < len(runs):
-        table.caption = ("runs share a seed: a bot that plays in two of them counts the "
-                         "same deals twice")
-    for column in ("bot", "games", "win rate (95%)", "score", "margin"):
+        notes.append("runs share a seed: a bot that plays in two of them counts the same "
+                     "deals twice")
+    table.caption = "; ".join(notes)
+    for column in ("bot", "games", "win rate (95%)", "score", "margin", "rating"):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for tally in tallies:
         low, high = tally.interval()
         table.add_row(tally.name, str(tally.games),
                       f"{tally.win_rate:.1%} ({low:.1%}-{high:.1%})",
-                      f"{tally.mean_score:.1f}", f"{tally.mean_margin:+.1f}")
+                      f"{tally.mean_score:.1f}", f"{tally.mean_margin:+.1f}",
+                      f"{tally.rating:.0f}")
     return table
 
 
@@ -119,7 +127,8 @@ def _json(runs: Sequence[Run], tallies: Sequence[Pooled], bot: str | None,
     data: dict[str, object] = {"runs": [str(run.path) for run in runs], "pooled": [
         {"name": t.name, "games": t.games, "wins": t.wins, "win_rate": t.win_rate,
          "ci_low": t.interval()[0], "ci_high": t.interval()[1], "mean_score": t.mean_score,
-         "mean_margin": t.mean_margin} for t in tallies]}
+         "mean_margin": t.mean_margin, "rating": t.rating} for t in tallies],
+        "rating_method": RATING_METHOD}
     if pair is not None:
         fields = {key: None if isinstance(value, float) and math.isnan(value) else value
                   for key, value in asdict(pair).items()}

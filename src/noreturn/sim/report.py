@@ -20,7 +20,7 @@ from rich.table import Table
 
 from noreturn.engine import NoReturnError, Rules, compiled
 from noreturn.files import OutputDir, OutputError
-from noreturn.sim.stats import wilson_interval
+from noreturn.sim.stats import rating_method, wilson_interval
 from noreturn.sim.tournament import (
     BotStats,
     GameSummary,
@@ -28,7 +28,6 @@ from noreturn.sim.tournament import (
     Settings,
     Tournament,
     bot_stats,
-    rating_method,
     results_json,
     run_tournament,
     schedule,

@@ -118,6 +118,14 @@ def _mm_step(
     return {name: g / math.exp(log_mean) for name, g in updated.items()}
 
 
+def rating_method(players: int) -> str:
+    """What a ``rating`` means for this many players: Bradley-Terry for two, openskill for
+    three or four (the module docstring says why)."""
+    if players == 2:
+        return "Bradley-Terry (MM), Elo scale, mean 1500"
+    return "openskill Plackett-Luce mu (start 25)"
+
+
 @dataclass(frozen=True)
 class SkillRating:
     """An openskill rating: the skill estimate and its uncertainty."""

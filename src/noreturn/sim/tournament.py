@@ -36,6 +36,7 @@ from noreturn.sim.stats import (
     bradley_terry_elo,
     margin_of,
     openskill_ratings,
+    rating_method,
     wilson_interval,
 )
 
@@ -337,13 +338,6 @@ def bot_display_names(tournament: Tournament) -> dict[str, str]:
         taken.add(name)
         names[spec] = name
     return {spec: names[spec] for spec in tournament.settings.bots}
-
-
-def rating_method(players: int) -> str:
-    """What the ``rating`` column means for this many players (see ``noreturn.sim.stats``)."""
-    if players == 2:
-        return "Bradley-Terry (MM), Elo scale, mean 1500"
-    return "openskill Plackett-Luce mu (start 25)"
 
 
 def _rate(stats: dict[str, BotStats], tournament: Tournament) -> None:

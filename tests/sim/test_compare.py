@@ -117,6 +117,23 @@ def test_a_table_of_three_rates_every_pair_of_seats(tmp_path: Path) -> None:
     assert rating["A"] > rating["b"] + 100
 
 
+def test_a_ratings_interval_holds_it_and_narrows_with_more_deals(tmp_path: Path) -> None:
+    """Deals where A mostly wins (3 in 4): the bootstrap's interval holds the fitted
+    rating, repeats exactly, and is narrower over four times the deals."""
+    def widths(deals: int) -> tuple[float, list[tuple[float, float, float]]]:
+        games = [game(d, 0, ["A", "b"], [90, 60] if d % 4 else [60, 90]) for d in range(deals)]
+        run = load_run(hand_made(tmp_path / f"r{deals}.json", games))
+        tallies = pooled([run])
+        found = [(t.rating_low, t.rating, t.rating_high) for t in tallies]
+        assert found == [(t.rating_low, t.rating, t.rating_high) for t in pooled([run])]
+        return tallies[0].rating_high - tallies[0].rating_low, found
+
+    few, found = widths(20)
+    many, _ = widths(80)
+    assert all(low <= rating <= high for low, rating, high in found)
+    assert 0 < many < 0.7 * few
+
+
 def test_runs_that_share_a_bot_rate_every_bot_on_one_scale(tmp_path: Path) -> None:
     """A beats b in one run, b beats c in another: A, b and c in that order, with b in the
     middle though it played both, and A far above c though they never met."""

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
+from random import Random
 from typing import Any
 
 from noreturn.engine import NoReturnError
@@ -75,6 +76,9 @@ class Pooled:
     margin: float = 0.0
     rating: float = 0.0
     """Fitted on every game of every run together (``rate``): one scale for all the bots."""
+    rating_low: float = 0.0
+    rating_high: float = 0.0
+    """The rating's 95% interval, by the bootstrap over deals (``rating_interval``)."""
 
     @property
     def win_rate(self) -> float:
@@ -203,6 +207,8 @@ def pooled(runs: Sequence[Run]) -> list[Pooled]:
     return list(tallies.values())
 
 
+RESAMPLES = 200
+"""Bootstrap resamples of the deals behind a rating's interval."""
 RATING_METHOD = "Bradley-Terry (MM) over every pair of seats in a game, Elo scale, mean 1500"
 """What ``Pooled.rating`` is (``rate``)."""
 
@@ -214,16 +220,49 @@ def rate(runs: Sequence[Run], tallies: Mapping[str, Pooled]) -> None:
     and medium; medium and hard; hard and expert), get one rating each. With two players
     it is the tournament's own rating; with three and four the tournament rates by openskill,
     whose updates game by game would let the runs' order decide, so a pooled rating is fitted
-    on all the games together instead."""
-    pairs: list[Pairwise] = []
-    for run in runs:
+    on all the games together instead. The interval is a bootstrap's (``rating_interval``)."""
+    deals = deal_pairs(runs)
+    names = list(tallies)
+    for name, elo in bradley_terry_elo(names, [p for pairs in deals for p in pairs]).items():
+        tallies[name].rating = elo
+    for name, bounds in rating_interval(names, deals).items():
+        tallies[name].rating_low, tallies[name].rating_high = bounds
+
+
+def deal_pairs(runs: Sequence[Run]) -> list[list[Pairwise]]:
+    """The pairwise results of every game, grouped by deal (its rotations share its tiles,
+    so they are resampled together)."""
+    grouped: dict[tuple[int, int, int], list[Pairwise]] = defaultdict(list)
+    for index, run in enumerate(runs):
         for game in run.games:
             seats, ranks = [bot_name(run, spec) for spec in game["seats"]], game["ranks"]
+            deal = grouped[index, int(game["lineup"]), int(game["deal"])]
             for a, b in combinations(range(len(seats)), 2):
                 result = 1.0 if ranks[a] < ranks[b] else 0.5 if ranks[a] == ranks[b] else 0.0
-                pairs.append(Pairwise(seats[a], seats[b], result))
-    for name, elo in bradley_terry_elo(list(tallies), pairs).items():
-        tallies[name].rating = elo
+                deal.append(Pairwise(seats[a], seats[b], result))
+    return list(grouped.values())
+
+
+def rating_interval(names: Sequence[str], deals: Sequence[Sequence[Pairwise]],
+                    resamples: int = RESAMPLES) -> dict[str, tuple[float, float]]:
+    """Each bot's 95% rating interval: the 2.5th and 97.5th percentiles of its rating over
+    ``resamples`` fits to the deals drawn again with replacement (a fixed seed, so the same
+    runs give the same interval). A fit is a few hundredths of a second."""
+    rng = Random(0)
+    fitted: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(resamples):
+        drawn = [pair for pairs in rng.choices(deals, k=len(deals)) for pair in pairs]
+        present = {name for pair in drawn for name in (pair.a, pair.b)}
+        for name, elo in bradley_terry_elo(names, drawn).items():
+            if name in present:
+                fitted[name].append(elo)
+    bounds: dict[str, tuple[float, float]] = {}
+    for name, values in fitted.items():
+        if values:
+            values.sort()
+            bounds[name] = (values[int(0.025 * len(values))],
+                            values[min(len(values) - 1, int(0.975 * len(values)))])
+    return bounds
 
 
 def known_names(runs: Sequence[Run]) -> list[str]:

@@ -90,14 +90,14 @@ def pooled_table(runs: Sequence[Run], tallies: Sequence[Pooled]) -> Table:
         notes.append("runs share a seed: a bot that plays in two of them counts the same "
                      "deals twice")
     table.caption = "; ".join(notes)
-    for column in ("bot", "games", "win rate (95%)", "score", "margin", "rating"):
+    for column in ("bot", "games", "win rate (95%)", "score", "margin", "rating (95%)"):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for tally in tallies:
         low, high = tally.interval()
         table.add_row(tally.name, str(tally.games),
                       f"{tally.win_rate:.1%} ({low:.1%}-{high:.1%})",
                       f"{tally.mean_score:.1f}", f"{tally.mean_margin:+.1f}",
-                      f"{tally.rating:.0f}")
+                      f"{tally.rating:.0f} ({tally.rating_low:.0f}-{tally.rating_high:.0f})")
     return table
 
 
@@ -127,7 +127,8 @@ def _json(runs: Sequence[Run], tallies: Sequence[Pooled], bot: str | None,
     data: dict[str, object] = {"runs": [str(run.path) for run in runs], "pooled": [
         {"name": t.name, "games": t.games, "wins": t.wins, "win_rate": t.win_rate,
          "ci_low": t.interval()[0], "ci_high": t.interval()[1], "mean_score": t.mean_score,
-         "mean_margin": t.mean_margin, "rating": t.rating} for t in tallies],
+         "mean_margin": t.mean_margin, "rating": t.rating, "rating_low": t.rating_low,
+         "rating_high": t.rating_high} for t in tallies],
         "rating_method": RATING_METHOD}
     if pair is not None:
         fields = {key: None if isinstance(value, float) and math.isnan(value) else value

@@ -31,11 +31,11 @@ from noreturn.bots import Deck, make_bot, search
 from noreturn.engine import GameState, Rules, View, legal_actions, view
 
 
-def truth(state: GameState, shuffler: Random) -> Callable[[View, Random], GameState]:
+def truth(state: GameState, shuffler: Random) -> Callable[..., GameState]:
     """A stand-in for ``sample_world`` that deals the true hands and exchanged tiles of
     the game ``state`` as it is when asked (the bag's order shuffled: nobody knows it)."""
 
-    def world(_view: View, _rng: Random) -> GameState:
+    def world(_view: View, _rng: Random, _weights: object = None) -> GameState:
         copy = state.clone()
         shuffler.shuffle(copy.bag)
         return copy

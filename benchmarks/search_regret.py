@@ -73,23 +73,24 @@ from noreturn.engine import (
 )
 
 
-def true_world(state: GameState) -> Callable[[View, Random], GameState]:
-    """A stand-in for ``sample_world`` that deals the true hands: the cheat's worlds."""
+def true_world(state: GameState) -> Callable[..., GameState]:
+    """A stand-in for ``sample_world`` that deals the true hands: the cheat's worlds (the
+    stand-ins take and ignore ``sample_world``'s leaning weights, ``search:infer=1``'s)."""
 
-    def world(_view: View, _rng: Random) -> GameState:
+    def world(_view: View, _rng: Random, _weights: object = None) -> GameState:
         return state.clone()
 
     return world
 
 
-def partial_world(state: GameState, keep: str) -> Callable[[View, Random], GameState]:
+def partial_world(state: GameState, keep: str) -> Callable[..., GameState]:
     """A stand-in that knows part of the truth: the other hands (``keep="hands"``) or the
     bag's contents (``"bag"``); the rest of the hidden tiles (the others' exchanged tiles
     always among them) are dealt again at random among their places."""
     me = state.to_move
     others = [s for s in range(state.n) if s != me]
 
-    def world(_view: View, rng: Random) -> GameState:
+    def world(_view: View, rng: Random, _weights: object = None) -> GameState:
         truth = state.clone()
         places = [truth.exchanged[s] for s in others]
         places += [truth.bag] if keep == "hands" else [truth.hands[s] for s in others]
@@ -103,7 +104,7 @@ def partial_world(state: GameState, keep: str) -> Callable[[View, Random], GameS
 
 
 def power_world(state: GameState, within: int = 2,
-                tries: int = 300) -> Callable[[View, Random], GameState]:
+                tries: int = 300) -> Callable[..., GameState]:
     """A stand-in that knows each other seat's paying power (its strongest colour's sum)
     to within ``within``: uniform worlds, rejected until every other hand's power is that
     close (after ``tries``, the closest drawn). The rejections cost the search's time."""
@@ -114,7 +115,7 @@ def power_world(state: GameState, within: int = 2,
         return sum(max(0, abs(plan.paying_power(world.hands[s]) - truth[s]) - within)
                    for s in range(state.n) if s != me)
 
-    def world(seat_view: View, rng: Random) -> GameState:
+    def world(seat_view: View, rng: Random, _weights: object = None) -> GameState:
         best: tuple[int, GameState] | None = None
         for _ in range(tries):
             candidate = sample_world(seat_view, rng)
@@ -153,7 +154,7 @@ in its playouts instead (a worse model of its own later play)."""
 
 
 def stand_in(knows: str, state: GameState,
-             index: int) -> Callable[[View, Random], GameState]:
+             index: int) -> Callable[..., GameState]:
     """The ``sample_world`` a search that ``knows`` this much uses at ``state``."""
     if knows == "cheat":
         return true_world(state)

@@ -301,17 +301,14 @@ def compare(
         help="tournaments' --out folders (or their results.json)")],
     bot: Annotated[str | None, typer.Option(help="a bot to pair (name or spec)")] = None,
     against: Annotated[str | None, typer.Option(help="the bot it is paired against, game by "
-        "game: at the same tables, or in runs on the same deals (--seed, --players, --rules "
-        "alike)")] = None,
+        "game: at one table, or in runs on the same deals (--seed, --players, --rules)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
-    plot: Annotated[Path | None, typer.Option(
-        help="PNG of the pooled win rates and the paired differences")] = None,
-    same: Annotated[list[str] | None, typer.Option(help="NAME=BOT: count the bot named "
-        "NAME as BOT (H1=hard), in every run; may be given again")] = None,
+    plot: Annotated[Path | None, typer.Option(help="PNG of the win rates and differences")] = None,
+    same: Annotated[list[str] | None, typer.Option(
+        help="NAME=BOT: count NAME as BOT in every run (H1=hard); again for more")] = None,
 ) -> None:
-    """Tournaments read again: every bot pooled over the runs (other seeds add up) and
-    rated on one scale, and two bots paired on the same games, a difference with its
-    standard error."""
+    """Tournaments read again: every bot pooled over the runs and rated on one scale, and
+    two bots paired on the same games, a difference with its standard error."""
     from noreturn.sim.compare_report import compare_command  # noqa: PLC0415 - fast startup
 
     raise typer.Exit(compare_command(runs, bot, against, as_json, plot, same=same))

@@ -87,10 +87,19 @@ def test_leaning_worlds_agree_with_the_view_and_conserve_every_tile(
 def test_only_hands_still_building_lean() -> None:
     state = next(s for s in plan_positions(2, 4, 11)
                  if s.phases[1 - s.to_move] == 2 and s.phases[s.to_move] == 1)
-    seen = view(state, state.to_move)
-    assert rival_weights(seen, 1 - state.to_move) is None
+    seen, other = view(state, state.to_move), view(state, 1 - state.to_move)
+    assert rival_weights(seen, 1 - state.to_move, seen.unseen()) is None
     assert hand_weights(seen) == {}
-    assert rival_weights(view(state, 1 - state.to_move), state.to_move) is not None
+    assert rival_weights(other, state.to_move, other.unseen()) is not None
+
+
+def test_the_mulligan_is_dealt_uniformly() -> None:
+    """The model was measured in play; at the mulligan every hand is as the bag gives."""
+    state = new_game(Rules(players=3), Random(4))
+    while state.is_chance():
+        state.apply(state.sample_draw(Random(5)))
+    assert state.stage != PLAY
+    assert hand_weights(view(state, state.to_move)) == {}
 
 
 def test_a_heavy_weight_draws_its_tiles_into_that_hand() -> None:

@@ -6,7 +6,13 @@ import math
 
 import pytest
 
-from noreturn.sim.stats import Pairwise, bradley_terry_elo, openskill_ratings, wilson_interval
+from noreturn.sim.stats import (
+    Pairwise,
+    bradley_terry_elo,
+    openskill_ratings,
+    pairwise,
+    wilson_interval,
+)
 
 
 @pytest.mark.parametrize(
@@ -86,3 +92,10 @@ def test_openskill_with_a_bot_in_two_seats_and_ties() -> None:
     assert ratings["x"].mu > 25 > ratings["y"].mu
     even = openskill_ratings(["x", "y"], [(("x", "y", "x"), (1, 1, 1))] * 5)
     assert even["x"].mu == pytest.approx(even["y"].mu, abs=1e-9)
+
+
+def test_a_game_is_a_result_between_every_two_seats() -> None:
+    assert pairwise(["a", "b"], [2, 1]) == [Pairwise("a", "b", 0.0)]
+    assert pairwise(["a", "b", "c"], [1, 1, 3]) == [
+        Pairwise("a", "b", 0.5), Pairwise("a", "c", 1.0), Pairwise("b", "c", 1.0)]
+    assert len(pairwise(["a", "b", "c", "d"], [4, 3, 2, 1])) == 6

@@ -19,9 +19,9 @@ the rival's hand as a uniform deal would (``sample_world``'s ``hand_weights``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from noreturn.engine import TILE_COLOUR, TILE_LIMIT, TILE_VALUE, View, row_limit
+from noreturn.engine import TILE_COLOUR, TILE_LIMIT, TILE_VALUE, Stage, View, row_limit
 
 Classes = tuple[tuple[float, float, float], tuple[float, float, float],
                 tuple[float, float, float]]
@@ -52,24 +52,26 @@ def tile_class(tile: int, rows: Sequence[Sequence[int]]) -> int:
     return FITS if TILE_VALUE[tile] <= row_limit(row) else ABOVE
 
 
-def rival_weights(view: View, rival: int) -> list[float] | None:
-    """Each tile's weight for ``rival``'s hand (indexed by tile), or None: deal it
-    uniformly (a phase-2 hand, or a table size the model was not measured for)."""
+def rival_weights(view: View, rival: int, unseen: Iterable[int]) -> list[float] | None:
+    """Each tile's weight for ``rival``'s hand (indexed by tile; ``unseen``: the tiles that
+    may be in it), or None: deal it uniformly (a phase-2 hand, the mulligan, or a table size
+    the model was not measured for: it was measured in play)."""
     table = PHASE1_WEIGHTS.get(view.rules.players)
-    if table is None or view.phases[rival] != 1:
+    if table is None or view.stage is not Stage.PLAY or view.phases[rival] != 1:
         return None
     rows = view.rows[rival]
     top = view.rules.max_value
     weights = [1.0] * TILE_LIMIT
-    for tile in view.unseen():
+    for tile in unseen:
         weights[tile] = table[tile_class(tile, rows)][value_band(TILE_VALUE[tile], top)]
     return weights
 
 
 def hand_weights(view: View) -> dict[int, list[float]]:
     """The weights of every other seat whose hand the model leans (``rival_weights``)."""
+    unseen = list(view.unseen())
     leaning: dict[int, list[float]] = {}
     for rival in range(view.rules.players):
-        if rival != view.seat and (weights := rival_weights(view, rival)) is not None:
+        if rival != view.seat and (weights := rival_weights(view, rival, unseen)) is not None:
             leaning[rival] = weights
     return leaning

@@ -23,13 +23,19 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from itertools import combinations
 from pathlib import Path
 from random import Random
 from typing import Any
 
 from noreturn.engine import NoReturnError
-from noreturn.sim.stats import Z95, Pairwise, bradley_terry_elo, margin_of, wilson_interval
+from noreturn.sim.stats import (
+    Z95,
+    Pairwise,
+    bradley_terry_elo,
+    margin_of,
+    pairwise,
+    wilson_interval,
+)
 
 FORMAT = "noreturn-tournament"
 GAME_KEYS = ("lineup", "deal", "rotation", "seats", "scores", "ranks")
@@ -235,11 +241,9 @@ def deal_pairs(runs: Sequence[Run]) -> list[list[Pairwise]]:
     grouped: dict[tuple[int, int, int], list[Pairwise]] = defaultdict(list)
     for index, run in enumerate(runs):
         for game in run.games:
-            seats, ranks = [bot_name(run, spec) for spec in game["seats"]], game["ranks"]
-            deal = grouped[index, int(game["lineup"]), int(game["deal"])]
-            for a, b in combinations(range(len(seats)), 2):
-                result = 1.0 if ranks[a] < ranks[b] else 0.5 if ranks[a] == ranks[b] else 0.0
-                deal.append(Pairwise(seats[a], seats[b], result))
+            seats = [bot_name(run, spec) for spec in game["seats"]]
+            deal = (index, int(game["lineup"]), int(game["deal"]))
+            grouped[deal] += pairwise(seats, game["ranks"])
     return list(grouped.values())
 
 

@@ -23,6 +23,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the standard normal distribution."""
@@ -55,6 +56,14 @@ class Pairwise:
     a: str
     b: str
     score: float
+
+
+def pairwise(seats: Sequence[str], ranks: Sequence[int]) -> list[Pairwise]:
+    """One game as results between every two of its seats: the better placed wins (1), a
+    shared place is a tie (0.5). Two players give one result; three give three, four six."""
+    return [Pairwise(seats[a], seats[b],
+                     1.0 if ranks[a] < ranks[b] else 0.5 if ranks[a] == ranks[b] else 0.0)
+            for a, b in combinations(range(len(seats)), 2)]
 
 
 def bradley_terry_elo(

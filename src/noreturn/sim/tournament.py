@@ -32,10 +32,10 @@ from noreturn.files import OutputDir
 from noreturn.records import Record, write_record
 from noreturn.sim.backends import execute
 from noreturn.sim.stats import (
-    Pairwise,
     bradley_terry_elo,
     margin_of,
     openskill_ratings,
+    pairwise,
     rating_method,
     wilson_interval,
 )
@@ -344,18 +344,13 @@ def _rate(stats: dict[str, BotStats], tournament: Tournament) -> None:
     """Fill in ratings: Bradley-Terry for two players, openskill for three or four."""
     names = list(stats)
     if tournament.settings.players == 2:
-        pairs = [Pairwise(g.seats[0], g.seats[1], _head_to_head(g.ranks)) for g in tournament.games]
+        pairs = [pair for g in tournament.games for pair in pairwise(g.seats, g.ranks)]
         for name, rating in bradley_terry_elo(names, pairs).items():
             stats[name].rating = rating
         return
     games = [(g.seats, g.ranks) for g in tournament.games]
     for name, skill in openskill_ratings(names, games).items():
         stats[name].rating, stats[name].rating_sigma = skill.mu, skill.sigma
-
-
-def _head_to_head(ranks: Sequence[int]) -> float:
-    """Seat 0's result against seat 1: 1 for a win, 0.5 for a tie, 0 for a loss."""
-    return 1.0 if ranks[0] < ranks[1] else 0.5 if ranks[0] == ranks[1] else 0.0
 
 
 def bot_json(bot: BotStats) -> dict[str, Any]:

@@ -6,6 +6,7 @@ answer and no traceback, and one address cannot hold many sockets nor try many h
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import socket
@@ -32,7 +33,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from noreturn.server import create_app
 from noreturn.server.limits import MAX_BODY, MAX_DEPTH, nesting_depth
-from noreturn.server.wsguard import SocketGuard
+from noreturn.server.wsguard import SocketGate, SocketGuard
 
 SEATS = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "random"}]
 STATIC = Path(__file__).parents[2] / "src" / "noreturn" / "server" / "static"
@@ -418,3 +419,34 @@ def test_hellos_under_way_when_the_limit_is_reached_still_count() -> None:
     assert guard.admit("b") is None  # another address
     clock.now += 60
     assert guard.admit("a") is None
+
+
+def test_a_refused_socket_never_reaches_the_app() -> None:
+    """The gate refuses before the middleware stack and the router (cheap under a flood),
+    with the channel's own messages; a socket it lets through is not counted by it."""
+    guard = SocketGuard(max_sockets=1)
+    reached: list[str] = []
+
+    async def app(scope: Any, _receive: Any, _send: Any) -> None:
+        reached.append(scope["type"])
+
+    gate = SocketGate(app, guard)
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "websocket.connect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "websocket", "client": ("192.0.2.7", 5000)}
+    asyncio.run(gate(scope, receive, send))
+    assert reached == ["websocket"] and sent == [] and guard.open_sockets("192.0.2.7") == 0
+    assert guard.admit("192.0.2.7") is None  # the channel counts it
+    asyncio.run(gate(scope, receive, send))
+    assert reached == ["websocket"]
+    assert [m["type"] for m in sent] == ["websocket.accept", "websocket.send", "websocket.close"]
+    assert json.loads(sent[1]["text"])["code"] == "too_many_connections"
+    assert sent[2]["code"] == 1013 and "at most 1" in sent[2]["reason"]
+    asyncio.run(gate({"type": "http", "client": ("192.0.2.7", 5000)}, receive, send))
+    assert reached == ["websocket", "http"]  # HTTP requests are not its business

@@ -82,7 +82,7 @@ from noreturn.server.timing import TURN_TIMES
 from noreturn.server.tutorial import router as tutorial_routes
 from noreturn.server.words import ReaderLanguage, words_routes
 from noreturn.server.workers import run
-from noreturn.server.wsguard import SocketGuard, quiet_invalid_utf8
+from noreturn.server.wsguard import SocketGate, SocketGuard, quiet_invalid_utf8
 from noreturn.text.lang import LanguageCode, _
 
 STATIC = Path(__file__).with_name("static")
@@ -222,13 +222,19 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     for routes in (api_routes(service, hub, bots), review_routes(reviews, reviewer),
                    words_routes(), tutorial_routes):
         app.include_router(routes)
-    app.add_api_websocket_route("/ws/tables/{table_id}", PlayChannel(
-        service, hub, bots, message_limits,
-        SocketGuard(sockets_per_address, failed_hellos_per_minute)))
+    play_channel(app, PlayChannel(service, hub, bots, message_limits,
+                                  SocketGuard(sockets_per_address, failed_hellos_per_minute)))
     app.include_router(page_routes(static_dir))
     if static_dir.is_dir():
         app.mount("/static", StaticFiles(directory=static_dir), name="static")
     return app
+
+
+def play_channel(app: FastAPI, channel: PlayChannel) -> None:
+    """Serve ``channel`` at ``/ws/tables/{id}``, its refusals by the outermost middleware
+    (``SocketGate``: added last, so that a flood of sockets skips the whole stack)."""
+    app.add_api_websocket_route("/ws/tables/{table_id}", channel)
+    app.add_middleware(SocketGate, guard=channel.guard)
 
 
 def api_routes(service: TableService, hub: Broadcaster, bots: BotRunner) -> APIRouter:

@@ -38,13 +38,30 @@ def test_near_its_switch_medium_declares_as_the_sampled_worlds_say(players: int)
             assert chosen == plain.act(seen, legal, Random(7))
             continue
         weighed += 1
-        declares = declare_value(seen, worlds, Random(7)) > 0
+        gain = declare_value(seen, worlds, Random(7))
+        declares = gain > 0 or (gain == 0 and plan.choose(state)[0] == DECLARE)
         assert (chosen == Declare()) == declares
         if not declares:  # waiting: the plan's best move that stays in phase 1
             assert chosen == plain.act(seen, [a for a in legal if a != Declare()], Random(7))
         declared += declares
     assert weighed >= players  # every seat weighs its switch at least once
     assert 0 < declared < weighed  # the worlds said both
+
+
+def test_when_the_worlds_tie_the_rule_decides(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Far ahead every world's clipped value is the same both ways (``search.reward``): no
+    evidence, so medium declares when its rule does, not never (which "not better" meant)."""
+    monkeypatch.setattr("noreturn.bots.planner.declare_value", lambda *_args: 0.0)
+    rule_declared = rule_waited = 0
+    for state in _positions(4, 1) + _positions(3, 2):
+        if not near_switch(state):
+            continue
+        seen, legal = view(state, state.to_move), legal_actions(state)
+        rule = plan.choose(state)[0] == DECLARE
+        assert (PlanBot().act(seen, legal, Random(0)) == Declare()) == rule
+        rule_declared += rule
+        rule_waited += not rule
+    assert rule_declared > 0 and rule_waited > 0
 
 
 def test_with_two_players_medium_is_the_plan_alone() -> None:

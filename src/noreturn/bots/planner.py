@@ -104,7 +104,10 @@ class PlanBot:
         state = sample_world(view, Random(0))
         worlds = self._worlds_here(view, state)
         if worlds and any(isinstance(a, Declare) for a in legal):
-            if declare_value(view, worlds, rng) > 0:
+            gain = declare_value(view, worlds, rng)
+            # a tie says nothing (far ahead the clipped value is the same both ways): the
+            # rule decides, else a seat far ahead would wait for ever
+            if gain > 0 or (gain == 0 and plan.choose(state)[0] == DECLARE):
                 return Declare(), worlds, state
             legal = [a for a in legal if not isinstance(a, Declare)]
             return _choose(state, legal), worlds, state

@@ -29,6 +29,7 @@ from srvkit import (
     stop_process,
     wait_serving,
 )
+from starlette.types import Message
 from starlette.websockets import WebSocketDisconnect
 
 from noreturn.server import create_app
@@ -433,11 +434,11 @@ def test_a_refused_socket_never_reaches_the_app() -> None:
     gate = SocketGate(app, guard)
     sent: list[dict[str, Any]] = []
 
-    async def receive() -> dict[str, Any]:
+    async def receive() -> Message:
         return {"type": "websocket.connect"}
 
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
+    async def send(message: Message) -> None:
+        sent.append(dict(message))
 
     scope = {"type": "websocket", "client": ("192.0.2.7", 5000)}
     asyncio.run(gate(scope, receive, send))

@@ -109,6 +109,7 @@ from noreturn.engine.state import (
     Stage,
     new_game,
     resolve_chance,
+    turns_taken,
 )
 from noreturn.engine.tiles import (
     COLOUR_LETTERS,
@@ -128,7 +129,7 @@ from noreturn.engine.tiles import (
     tiles_value,
     value_of,
 )
-from noreturn.engine.view import View, turns_taken, view
+from noreturn.engine.view import View, view
 from noreturn.engine.worlds import sample_world
 
 

@@ -382,6 +382,13 @@ class GameState:
             self.to_move = (self.to_move + 1) % self.n
 
 
+def turns_taken(state: GameState) -> tuple[int, ...]:
+    """Turns each seat has completed: turns go round from the start player, one each.
+    (Here, compiled, since the plan reads it at every decision of every playout.)"""
+    n = state.n
+    return tuple([(state.turns + n - 1 - (seat - state.start) % n) // n for seat in range(n)])
+
+
 def new_game(rules: Rules, rng: Random | None = None, start_player: int | None = None) -> GameState:
     """A game before the deal, its starting player given or drawn with ``rng``.
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from noreturn.engine.errors import NoReturnError
-from noreturn.engine.state import OVER, GameState, Stage
+from noreturn.engine.state import OVER, GameState, Stage, turns_taken
 from noreturn.engine.tiles import Rules, make_tiles
 
 
@@ -144,12 +144,6 @@ def view(state: GameState, seat: int | None) -> View:
         own_mulligan=None if mine is None else tuple(sorted(mine)),
     )
 
-
-
-def turns_taken(state: GameState) -> tuple[int, ...]:
-    """Turns each seat has completed: turns go round from the start player, one each."""
-    n = state.n
-    return tuple((state.turns + n - 1 - (seat - state.start) % n) // n for seat in range(n))
 
 
 def turns_left(state: GameState) -> int | None:

@@ -145,7 +145,6 @@ def view(state: GameState, seat: int | None) -> View:
     )
 
 
-
 def turns_left(state: GameState) -> int | None:
     """Turns still to come once the bag is empty, the one under way included; else None."""
     if state.stage == OVER:

@@ -40,6 +40,7 @@ from noreturn.server.messages import (
     Hello,
     UndoMessage,
     encode,
+    error_message,
     parse_message,
     read_message,
     unknown_type,
@@ -89,12 +90,8 @@ class Connection:
             await self.ws.send_text(encode(message))
 
     async def error(self, code: str, message: str, rule: str | None = None) -> None:
-        """An error to this client only; ``rule``: an illegal action's rule code (the key
-        is left out otherwise, so every other error reads as it always did)."""
-        error: dict[str, Any] = {"type": "error", "code": code, "message": message}
-        if rule is not None:
-            error["rule"] = rule
-        await self.send(error)
+        """An error to this client only (``error_message``)."""
+        await self.send(error_message(code, message, rule))
 
     async def push_state(self, service: TableService, moved_to: int | None = None) -> bool:
         """Send this seat's current state unless it is what was sent last.

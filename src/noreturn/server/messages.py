@@ -142,6 +142,15 @@ def encode(message: dict[str, Any]) -> str:
         return json.dumps(message)
 
 
+def error_message(code: str, message: str, rule: str | None = None) -> dict[str, Any]:
+    """A server ``error`` message; ``rule``: an illegal action's rule code (the key is left
+    out otherwise, so every other error reads as it always did)."""
+    error: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if rule is not None:
+        error["rule"] = rule
+    return error
+
+
 def parse_message(text: str) -> dict[str, Any]:
     """A client message as a dict with a string ``type`` (its fields not read yet).
 

@@ -30,7 +30,7 @@ from starlette.websockets import WebSocket
 
 from noreturn.server.errors import BadRequestError
 from noreturn.server.limits import AddressLimiter, Clock
-from noreturn.server.messages import encode
+from noreturn.server.messages import encode, error_message
 
 CLOSE_TRY_LATER = 1013
 """The close code of a refused socket (RFC 6455: try again later)."""
@@ -118,8 +118,7 @@ class SocketGate:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            client = scope.get("client")
-            refusal = self.guard.refusal(client[0] if client else "unknown")
+            refusal = self.guard.refusal(address_of(scope))
             if refusal is not None:
                 await refuse(refusal, receive, send)
                 return
@@ -130,15 +129,22 @@ async def refuse(refusal: Refusal, receive: Receive, send: Send) -> None:
     """Accept a socket only to send ``refusal`` as an ``error`` message and close 1013."""
     if (await receive())["type"] != "websocket.connect":
         return
-    error = {"type": "error", "code": refusal.code, "message": refusal.message}
     await send({"type": "websocket.accept"})
-    await send({"type": "websocket.send", "text": encode(error)})
+    await send({"type": "websocket.send", "text": encode(error_message(refusal.code,
+                                                                        refusal.message))})
     await send({"type": "websocket.close", "code": CLOSE_TRY_LATER, "reason": refusal.reason})
 
 
+def address_of(scope: Scope) -> str:
+    """The address a connection comes from (uvicorn puts a trusted proxy's client there):
+    the one key of every per-address count, for the gate and the channel alike."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
 def client_of(ws: WebSocket) -> str:
-    """The address a socket comes from (uvicorn puts a trusted proxy's client there)."""
-    return ws.client.host if ws.client else "unknown"
+    """The address a socket comes from (``address_of`` its scope)."""
+    return address_of(ws.scope)
 
 
 def frame_text(message: Message) -> str:
@@ -172,5 +178,5 @@ def quiet_invalid_utf8(logger: Any = None) -> None:
         target.addFilter(_QuietInvalidUtf8())
 
 
-__all__ = ["CLOSE_TRY_LATER", "Refusal", "SocketGate", "SocketGuard", "client_of", "frame_text",
-           "quiet_invalid_utf8"]
+__all__ = ["CLOSE_TRY_LATER", "Refusal", "SocketGate", "SocketGuard", "address_of", "client_of",
+           "frame_text", "quiet_invalid_utf8"]

@@ -231,6 +231,30 @@ def test_forfeits_and_thinking_time_are_counted_per_bot() -> None:
     assert crashing["ms_per_move"] > 0 and greedy["ms_per_move"] > 0
 
 
+class Mute:
+    """A bot that fails at once, like an external program that does not start."""
+
+    name = "test-mute"
+
+    def act(self, view: Any, legal: Any, rng: Any) -> Any:
+        raise BotError("its process ended (exit code 2) before the ready answer to hello")
+
+
+def test_the_table_is_followed_by_why_bots_forfeited() -> None:
+    register("test-crashing", "fails at its third decision (tests only)")(lambda _: Crashing())
+    register("test-mute", "fails at its first decision (tests only)")(lambda _: Mute())
+    out = io.StringIO()
+    setup = settings("test-crashing,test-mute,greedy", 3, 6)
+    assert tournament_command(setup, console=Console(file=out, width=200)) == 0
+    lines = [line for line in out.getvalue().splitlines() if " forfeited " in line]
+    crashing, mute = sorted(lines)
+    assert crashing.startswith("test-crashing forfeited 6 of its 6 seats; 6 times: ")
+    assert "crashed on purpose" in crashing and "first turn" not in crashing
+    assert mute.startswith("test-mute forfeited 6 of its 6 seats")
+    assert "before the ready answer" in mute and "greedy" not in mute
+    assert "every one before the game's first turn was over: heuristic played them" in mute
+
+
 def test_settings_are_checked_before_any_game() -> None:
     with pytest.raises(TournamentError, match="backend"):
         schedule(settings(backend="slurm"))

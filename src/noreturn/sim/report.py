@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from noreturn.bots.loop import FALLBACK
 from noreturn.engine import NoReturnError, Rules, compiled
 from noreturn.files import OutputDir, OutputError
 from noreturn.sim.stats import rating_method, wilson_interval
@@ -57,6 +59,8 @@ def tournament_command(
         return 2
     stats = bot_stats(tournament)
     console.print(results_table(tournament, stats))
+    for line in forfeit_lines(tournament):
+        console.print(line, style="yellow", markup=False, highlight=False)
     console.print(f"{len(tournament.games)} games in {tournament.elapsed:.1f} s "
                   f"({len(tournament.games) / max(tournament.elapsed, 1e-9):.1f} games/s), "
                   f"backend {settings.backend}, {tournament.workers} "
@@ -152,6 +156,36 @@ def results_table(tournament: Tournament, stats: list[BotStats]) -> Table:
                       f"{bot.mean_margin:+.1f}", rating, f"{bot.ms_per_move:.2f}",
                       str(bot.forfeits))
     return table
+
+
+def forfeit_lines(tournament: Tournament) -> list[str]:
+    """Why bots forfeited, one line for each that did: in how many seats, the commonest
+    reason with its count, and how to look closer. A bot that forfeited every seat in the
+    game's first turn hardly played at all (a program that did not start, say), and its
+    row in the table is the fallback's play: that is said outright, since the numbers
+    alone look like a result."""
+    reasons: dict[str, Counter[str]] = {}  # by spec: a game's seats name bots by spec
+    names: dict[str, str] = {}
+    seats: Counter[str] = Counter(spec for game in tournament.games for spec in game.seats)
+    at_once: Counter[str] = Counter()
+    for game in tournament.games:
+        for forfeit in game.forfeits:
+            spec = game.seats[forfeit["seat"]]
+            names[spec] = str(forfeit["bot"])
+            reasons.setdefault(spec, Counter())[str(forfeit["reason"])] += 1
+            at_once[spec] += forfeit["turn"] == 0
+    lines = []
+    for spec, counted in reasons.items():
+        reason, times = counted.most_common(1)[0]
+        line = (f"{names[spec]} forfeited {counted.total()} of its {seats[spec]} seats; "
+                f"{times} times: {reason}{' (and other reasons)' if len(counted) > 1 else ''}")
+        if at_once[spec] == seats[spec]:
+            line += (f", every one before the game's first turn was over: {FALLBACK} played "
+                     "them, so its row above is not its own play. Check its spec (an external "
+                     "program: run its command by hand, or keep its standard error with "
+                     "external:log=FILE)")
+        lines.append(line)
+    return lines
 
 
 def rules_text(rules: Rules) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from random import Random
@@ -76,6 +77,31 @@ def test_a_thinking_bot_says_its_budget_and_a_fast_one_has_none() -> None:
 def test_ismcts_refuses_a_budget_it_cannot_keep(options: str) -> None:
     with pytest.raises(BotError, match="time must be above 0"):
         make_bot(f"ismcts:{options}")
+
+
+@pytest.mark.parametrize(("options", "says"), [
+    ("time=-1", "time=-1: give seconds"), ("time=0", "from 0.001 to 600"),
+    ("time=nan", "time=nan"), ("time=inf", "time=inf"), ("time=1e308", "to 600"),
+    ("iterations=0", "at least 1 world"), ("win=1.5", "win=1.5: give the win's weight"),
+    ("win=-0.1", "from 0 to 1"), ("trust=-1", "trust=-1"), ("trust_near=nan", "trust_near"),
+    ("scale=inf", "scale=inf"), ("shifts=nan", "shifts=nan"), ("shifts=-1/99", "-30 to 30"),
+    ("shifts=soon", "separated by '/'")])
+def test_search_refuses_options_out_of_their_range(options: str, says: str) -> None:
+    with pytest.raises(BotError, match=re.escape(says)):
+        make_bot(f"search:{options}")
+
+
+def test_search_takes_options_at_the_ends_of_their_ranges() -> None:
+    bot = make_bot("search:time=600,win=0,trust=0,scale=1000000,shifts=-30/30,iterations=1")
+    assert isinstance(bot, SearchBot)
+    assert (bot.seconds, bot.win_weight, bot.trust, bot.shifts) == (600, 0, 0, (-30, 30))
+
+
+@pytest.mark.parametrize("level", ["easy", "medium", "hard", "expert"])
+def test_a_level_takes_no_options_but_its_name(level: str) -> None:
+    with pytest.raises(BotError, match=f"the level '{level}' takes no options but name="):
+        make_bot(f"{level}:time=2")
+    assert make_bot(f"{level}:name=Deep").name == "Deep"
 
 
 def test_unknown_bot_names_the_choices() -> None:

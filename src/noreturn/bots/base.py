@@ -133,6 +133,11 @@ def make_bot(spec: str) -> Bot:
     """
     _load_builtin()
     spec, display = split_name(spec)
+    level, colon, _ = spec.partition(":")
+    if level in LEVELS and colon:
+        raise BotError(f"the level {level!r} takes no options but name=: it stands for "
+                       f"{LEVELS[level]!r}; write that spec with the options you want "
+                       "instead (docs/bots.md lists each bot's options)")
     spec = LEVELS.get(spec, spec)
     name, _, options = spec.partition(":")
     name = CURRENT.get(name, name)

@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from random import Random
 
@@ -80,6 +80,9 @@ crowded server still answers."""
 
 MARGIN_SCALE = 60.0
 """Points of margin that count as much as half a win (clipped beyond)."""
+
+MAX_SECONDS = 600.0
+"""The longest budget a decision may have: ``time=inf`` (or a year) would never answer."""
 
 Policy = Callable[[GameState, Random], Decision]
 """A playout policy (``engine.playout``'s slot): the decision tuple for the seat to move."""
@@ -263,23 +266,43 @@ def _search(options: str) -> SearchBot:
     values = parse_options(options, {"time": float, "iterations": int, "win": float,
                                      "trust": float, "scale": float, "trust_near": float,
                                      "shifts": str, "infer": int})
-    scale = float(values.get("scale", MARGIN_SCALE))
-    if not scale > 0:
-        raise BotError(f"bot option scale={scale:g}: the margin scale must be above 0")
-    return SearchBot(seconds=float(values.get("time", 1.0)),
-                     trust=float(values.get("trust", TRUST)),
-                     iterations=int(values["iterations"]) if "iterations" in values else None,
-                     win_weight=float(values.get("win", 0.5)), margin_scale=scale,
-                     trust_near=float(values.get("trust_near", TRUST_NEAR)),
+    seconds = checked(values, "time", 1.0, 1e-3, MAX_SECONDS, "seconds of CPU a decision")
+    iterations = int(values["iterations"]) if "iterations" in values else None
+    if iterations is not None and iterations < 1:
+        raise BotError(f"bot option iterations={iterations}: sample at least 1 world")
+    return SearchBot(seconds=seconds, iterations=iterations,
+                     trust=checked(values, "trust", TRUST, 0, 100, "standard errors"),
+                     win_weight=checked(values, "win", 0.5, 0, 1, "the win's weight"),
+                     margin_scale=checked(values, "scale", MARGIN_SCALE, 1e-3, 1e6,
+                                          "points of margin (the margin scale)"),
+                     trust_near=checked(values, "trust_near", TRUST_NEAR, 0, 100,
+                                        "standard errors"),
                      shifts=parse_shifts(str(values.get("shifts", ""))),
                      infer=bool(values.get("infer", 0)))
+
+
+def checked(values: Mapping[str, float | int | str], key: str, default: float, low: float,
+            high: float, meaning: str) -> float:
+    """Option ``key`` (``default`` if absent) as a number from ``low`` to ``high``.
+
+    Raises:
+        BotError: outside that range, or not a number at all (nan): a budget that never
+            ends, a negative weight or trust would make a bot that never answers or plays
+            against its own values."""
+    number = float(values.get(key, default))
+    if not low <= number <= high:
+        raise BotError(f"bot option {key}={number:g}: give {meaning} from {low:g} to {high:g}")
+    return number
 
 
 def parse_shifts(text: str) -> tuple[float, ...]:
     """``shifts=-1/-2``: the turns by which the own switch is shifted in the searched
     plans for it (``switch_options``; negative: later)."""
     try:
-        return tuple(float(part) for part in text.split("/") if part.strip())
+        shifts = tuple(float(part) for part in text.split("/") if part.strip())
     except ValueError:
-        raise BotError(f"bot option shifts={text}: use turns separated by '/', e.g. "
-                       "shifts=-1/-2") from None
+        shifts = (math.nan,)
+    if not all(abs(shift) <= 30 for shift in shifts):  # nan too
+        raise BotError(f"bot option shifts={text}: use turns from -30 to 30 separated by "
+                       "'/', e.g. shifts=-1/-2")
+    return shifts

@@ -109,6 +109,12 @@ def test_unknown_bot_names_the_choices() -> None:
         make_bot("clever")
 
 
+def test_a_bot_without_options_says_so() -> None:
+    with pytest.raises(BotError, match="takes no options but name="):
+        make_bot("greedy:x=1")
+    assert make_bot("greedy:name=Gus").name == "Gus"
+
+
 def test_bad_bot_options_say_what_is_accepted() -> None:
     with pytest.raises(BotError, match="time="):
         make_bot("ismcts:depth=3")

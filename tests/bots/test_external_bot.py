@@ -109,7 +109,8 @@ def test_spec_options_come_before_a_command_that_may_hold_colons_and_commas() ->
 
 @pytest.mark.parametrize("spec", ["external:", "external:time=2", "external:time=0 bot",
                                   "external:time=soon bot", "external:start=-1 bot",
-                                  "external:'unbalanced bot"])
+                                  "external:'unbalanced bot", "external:time=1e308 bot",
+                                  "external:start=inf bot", "external:time=3601 bot"])
 def test_bad_specs_are_refused_with_the_usage(spec: str) -> None:
     with pytest.raises(BotError, match="external"):
         make_bot(spec)

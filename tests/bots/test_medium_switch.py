@@ -107,7 +107,9 @@ def test_in_a_game_of_thousands_of_tiles_medium_keeps_to_the_rule(
 def test_the_worlds_option() -> None:
     bot = make_bot("heuristic:worlds=4")
     assert isinstance(bot, PlanBot) and bot.worlds == 4
-    for spec in ("heuristic:worlds=-1", "heuristic:worlds=many", "heuristic:time=1"):
+    assert make_bot("heuristic:worlds=1000").worlds == 1000  # type: ignore[attr-defined]
+    for spec in ("heuristic:worlds=-1", "heuristic:worlds=many", "heuristic:time=1",
+                 "heuristic:worlds=100000000"):  # the last would never answer
         with pytest.raises(BotError, match="worlds"):
             make_bot(spec)
 

@@ -214,7 +214,9 @@ def parse_options(text: str, allowed: dict[str, type]) -> dict[str, float | int 
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, sep, raw = part.partition("=")
         if not sep or key not in allowed:
-            raise BotError(f"bot option {part!r}: use {', '.join(f'{k}=...' for k in allowed)}")
+            accepted = ", ".join(f"{k}=..." for k in allowed)
+            raise BotError(f"bot option {part!r}: use {accepted}" if accepted else
+                           f"bot option {part!r}: this bot takes no options but name=")
         try:
             options[key] = allowed[key](raw)
         except ValueError as exc:

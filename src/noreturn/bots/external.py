@@ -50,6 +50,10 @@ CLOSE_GRACE = 1.0
 """Seconds a program has to exit by itself once its input is closed; then it is killed."""
 USAGE = "external:[time=SECONDS] [start=SECONDS] [log=FILE] COMMAND"
 
+MAX_SECONDS = 3600.0
+"""The longest time limit an option may set: a bot that hangs must still forfeit some day
+(``time=1e308`` would have waited for ever)."""
+
 log = logging.getLogger(__name__)
 
 
@@ -112,9 +116,9 @@ def _seconds(options: dict[str, str], key: str, default: float) -> float:
         value = float(options[key])
     except ValueError:
         value = float("nan")
-    if not 0 < value < float("inf"):
+    if not 0 < value <= MAX_SECONDS:
         raise BotError(f"external bot option {key}={options[key]!r}: give a positive number "
-                       "of seconds, such as time=2")
+                       f"of seconds up to {MAX_SECONDS:g}, such as time=2")
     return value
 
 

@@ -52,6 +52,11 @@ THINK_BAG = 100
 plays the rest of the game out, so the bag bounds the cost. At the published size it never
 binds near the switch (four players start play with 100); in a game of thousands of tiles
 medium keeps to the rule alone rather than think for seconds."""
+MAX_WORLDS = 1000
+"""The most sampled worlds the switch may weigh (``plan:worlds=N``): each plays a whole
+game out, and a decision that never answers (worlds=100000000) is no bot."""
+
+
 class PlanBot:
     """The plan as a bot; ``decide`` also says why. ``worlds`` overrides ``SWITCH_WORLDS``."""
 
@@ -260,6 +265,6 @@ def _place_reason(state: GameState, action: Place) -> str:
           "0 with 2: the rule alone)")
 def _heuristic(options: str) -> PlanBot:
     worlds = parse_options(options, {"worlds": int}).get("worlds")
-    if worlds is not None and int(worlds) < 0:
-        raise BotError(f"bot option worlds={worlds}: use 0 or more sampled worlds")
+    if worlds is not None and not 0 <= int(worlds) <= MAX_WORLDS:
+        raise BotError(f"bot option worlds={worlds}: use 0 to {MAX_WORLDS} sampled worlds")
     return PlanBot(None if worlds is None else int(worlds))

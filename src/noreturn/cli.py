@@ -126,7 +126,7 @@ def play(
     save_dir: Annotated[Path | None, typer.Option(
         help=_("folder where the record is saved"), callback=_output_dir)] = None,
     bot_delay: Annotated[float, typer.Option(
-        min=0, help=_("seconds before a bot's move shows"))] = 0.6,
+        min=0, max=60, help=_("seconds before a bot's move shows"))] = 0.6,
     resume: Annotated[bool, typer.Option(
         "--resume", help=_("go on with a saved unfinished game: RECORD, or the newest one "
                            "in the save folder"))] = False,
@@ -176,7 +176,7 @@ def tutorial(
     save_dir: Annotated[Path | None, typer.Option(
         help=_("folder where the record is saved"), callback=_output_dir)] = None,
     bot_delay: Annotated[float, typer.Option(
-        min=0, help=_("seconds before a bot's move shows"))] = 1.0,
+        min=0, max=60, help=_("seconds before a bot's move shows"))] = 1.0,
     lang: LangOption = None,
 ) -> None:
     """The guided first game (the help above is the translated one)."""
@@ -422,7 +422,7 @@ def serve(
         help=_("database URL: sqlite:///PATH or postgresql://USER@HOST/DB "
                "(default: SQLite under $XDG_DATA_HOME/noreturn)"))] = None,
     bot_delay: Annotated[float, typer.Option(
-        min=0, help=_("seconds before each bot move, so people can follow"))] = 0.6,
+        min=0, max=60, help=_("seconds before each bot move, so people can follow"))] = 0.6,
     redis: Annotated[str | None, typer.Option(
         envvar="NORETURN_REDIS_URL",
         help=_("Redis URL (redis://HOST:6379/0) to run several processes on one PostgreSQL "

@@ -84,6 +84,18 @@ def test_the_play_command_refuses_names_it_would_drop(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("*.json"))
 
 
+@pytest.mark.parametrize("command", ["play", "tutorial", "serve"])
+@pytest.mark.parametrize("delay", ["61", "1e308", "inf", "nan", "-1"])
+def test_a_bot_delay_that_would_stall_the_game_is_refused(command: str, delay: str) -> None:
+    from typer.testing import CliRunner  # noqa: PLC0415 - only these tests need it
+
+    from noreturn.cli import app  # noqa: PLC0415
+
+    result = CliRunner().invoke(app, [command, "--bot-delay", delay])
+    assert result.exit_code == 2
+    assert "Invalid value for '--bot-delay'" in " ".join(result.output.split())
+
+
 def test_plain_hint_undo_and_tile_tracker(tmp_path: Path) -> None:
     text, record = play_fed("hint\ntiles\nundo\n\nundo\nquit\n", tmp_path, seed=7)
     assert "  hint: mulligan" in text

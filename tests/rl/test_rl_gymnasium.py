@@ -239,6 +239,7 @@ def test_ansi_render_shows_the_public_table_only() -> None:
     ({"seat": "north"}, ValueError, "seat must be"),
     ({"opponents": "wizard"}, BotError, "no bot named 'wizard'"),
     ({"opponents": []}, BotError, "non-empty list"),
+    ({"opponents": ["random", "greedy"]}, BotError, "2 opponents for 1 other seat: give at"),
     ({"illegal_action": "ignore"}, ValueError, "illegal_action must be"),
     ({"illegal_limit": 0}, ValueError, "illegal_limit must be"),
     ({"render_mode": "rgb_array"}, ValueError, "render_mode must be"),

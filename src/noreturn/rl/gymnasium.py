@@ -190,7 +190,8 @@ class NoReturnEnv(gymnasium.Env[Observation, np.int64]):
         players, colors, max_value, copies, hand_size, exchange_limit: the variant (default
             the published two-player game); or ``rules=Rules(...)`` instead.
         opponents: a bot spec (``noreturn.bots.make_bot``), or a list of specs given to the
-            other seats in playing order after the agent, cycled.
+            other seats in playing order after the agent, cycled; at most one per other
+            seat.
         seat: the agent's seat, or ``"random"`` to draw it at every reset.
         render_mode: ``None`` or ``"ansi"`` (the public table as text).
         illegal_action: ``"penalize"`` (state unchanged, reward ``illegal_reward``,
@@ -236,6 +237,9 @@ class NoReturnEnv(gymnasium.Env[Observation, np.int64]):
         if not specs or not all(isinstance(s, str) for s in specs):
             raise BotError(f"opponents must be a bot spec or a non-empty list of specs, "
                            f"not {opponents!r}")
+        if len(specs) > n - 1:  # the rest would be dropped unseen: a mistake, most likely
+            raise BotError(f"{len(specs)} opponents for {n - 1} other seat"
+                           f"{'s' if n > 2 else ''}: give at most {n - 1}")
         self.opponent_specs = specs
         self._bots: list[Bot] = [make_bot(specs[i % len(specs)]) for i in range(n - 1)]
         self.observation_space = observation_space(self.rules)

@@ -8,7 +8,9 @@ their results identical.
 * ``local``: a ``ProcessPoolExecutor`` with the ``spawn`` start method (safe beside the
   progress bar's thread, and the same on every platform), one game per submitted task so
   progress moves game by game, with a bounded window of tasks in flight. One worker runs
-  in-process, which is the easy case to debug.
+  in-process, which is the easy case to debug. A worker whose parent is gone (the run
+  killed, not stopped: ``kill``, a CI timeout) exits within a second
+  (``_leave_with_parent``), rather than play out the games queued for it.
 * ``ray``: one remote task per chunk of games (Ray's per-task overhead is larger than a fast
   game), on a local Ray instance or on the cluster at ``address``. Ray is imported only here
   and only when chosen, as it is an optional extra. Every node must have ``noreturn``
@@ -21,6 +23,9 @@ import importlib
 import logging
 import math
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from itertools import islice
@@ -31,6 +36,9 @@ from noreturn.engine import NoReturnError
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+PARENT_CHECK_SECONDS = 1.0
+"""How often a local worker looks whether the process that started it still lives."""
 
 WINDOW_PER_WORKER = 4
 """Local tasks in flight per worker: enough to keep workers busy, few enough to stop fast."""
@@ -59,12 +67,27 @@ def run_local(tasks: Sequence[T], fn: Callable[[T], R], workers: int) -> Iterato
         yield from map(fn, tasks)
         return
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=context) as pool:
+    with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=context,
+                             initializer=_leave_with_parent, initargs=(os.getpid(),)) as pool:
         try:
             yield from _windowed(pool, tasks, fn, workers * WINDOW_PER_WORKER)
         except BaseException:  # an error, Ctrl-C or an abandoned generator: stop the rest
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+
+
+def _leave_with_parent(parent: int) -> None:
+    """In a local worker: a daemon thread that ends the worker once ``parent`` is gone.
+
+    Stopped with Ctrl-C or an error, the pool cancels its work (``run_local``); killed, the
+    parent can clean up nothing, and a worker would play on every game already queued for
+    it, expert games of minutes each, for half an hour (seen on 2026-12-06). Once the
+    parent dies the worker's parent is another process, which this thread notices."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)  # no cleanup to wait for: the results have no one to go to
+    threading.Thread(target=watch, name="leave-with-parent", daemon=True).start()
 
 
 def _windowed(

@@ -15,8 +15,9 @@ at ``hello``), where MODE decides what goes wrong:
 - ``illegal``: answers ``pass`` (never legal while other actions are). ``unreadable``:
   answers text that is no action. ``garbage``: prints a line that is not JSON.
   ``wrong_id``: answers with the wrong id. ``wrong_type``: a message of an unknown type.
-  ``not_object``: a JSON array. ``huge``: a line of 2 MB. ``version``: a ``ready`` with
-  protocol version 2.
+  ``not_object``: a JSON array. ``huge``: a line of 2 MB. ``deep``: a JSON array nested
+  100,000 deep (the parser recurses per level). ``version``: a ``ready`` with protocol
+  version 2.
 - ``respell``: answers each action in another spelling (lower case, tiles reversed).
 - ``record``: writes every line it receives to the file EXTRA, and plays at random
   (seeded by ``hello``), so that a game passes through many kinds of position.
@@ -32,7 +33,7 @@ import sys
 import time
 
 FAILURES = {"crash", "hang", "spawn", "close_output", "illegal", "unreadable", "wrong_id",
-            "wrong_type", "not_object", "garbage", "huge"}
+            "wrong_type", "not_object", "garbage", "huge", "deep"}
 
 
 def send(message: object) -> None:
@@ -71,6 +72,8 @@ def fail(mode: str, message: dict[str, object]) -> None:
         print("thinking about it...", flush=True)
     elif mode == "huge":
         print("x" * (2 << 20), flush=True)
+    elif mode == "deep":
+        print("[" * 100_000, flush=True)
 
 
 def main() -> None:

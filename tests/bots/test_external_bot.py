@@ -238,6 +238,7 @@ FAILURES = [
     ("wrong_type", 1, "", "", "garbage: a 'move' message where the answer to decision 1"),
     ("not_object", 1, "", "", "garbage: not a message"),
     ("huge", 1, "", "", "garbage: a line longer than"),
+    ("deep", 2, "", "", "garbage: a line of JSON nested too deeply"),
     ("version", 0, "", "", "protocol: it speaks version 2"),
 ]
 

@@ -176,6 +176,8 @@ def test_the_same_game_twice_for_one_bot_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("content", "message"), [
     (None, "no such file"),
     ("{not json", "not a readable JSON file"),
+    ("[" * 100_000, "nested too deeply"),  # the parser recursed until it crashed
+    ('{"format": 1' + "0" * 5000 + "}", "a number too long"),
     ('{"format": "noreturn-record"}', "not a tournament's results"),
     ('{"format": "noreturn-tournament", "players": 2}', "missing or malformed field"),
     ('{"format": "noreturn-tournament", "players": 2, "seed": 0, "rules": {}, "bots": [], '

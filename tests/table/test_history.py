@@ -26,6 +26,8 @@ def _games(folder: Path) -> list[LocalTable]:
     unfinished = LocalTable(make_seats(2, ["Ada"], ["greedy"]), seed=4, save_dir=folder)
     unfinished.save()
     (folder / "notes.json").write_text("{\"not\": \"a record\"}")
+    (folder / "deep.json").write_text("[" * 100_000)  # the parser recursed until it crashed
+    (folder / "binary.json").write_bytes(bytes(range(256)))
     return tables
 
 
@@ -33,7 +35,7 @@ def test_history_sums_each_persons_games_by_opponents(tmp_path: Path) -> None:
     tables = _games(tmp_path)
     history = load_history(tmp_path)
     assert history.people() == ["Ada"] and len(history.unfinished) == 1
-    assert [p.name for p in history.skipped] == ["notes.json"]
+    assert sorted(p.name for p in history.skipped) == ["binary.json", "deep.json", "notes.json"]
     rows = {row[0]: row for row in history.by_opponents("Ada")}
     assert set(rows) == {"easy", "medium"} and rows["easy"][1] == 2 and rows["medium"][1] == 1
     scores = [t.state.scores() for t in tables]

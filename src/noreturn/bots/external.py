@@ -350,6 +350,8 @@ def _message(line: bytes) -> dict[str, Any] | None:
         message = json.loads(text)
     except ValueError:
         raise BotError(f"garbage: a line that is not JSON: {_short(text)}") from None
+    except RecursionError:  # the parser recurses per level: a hostile line must not crash us
+        raise BotError("garbage: a line of JSON nested too deeply") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         raise BotError(f"garbage: not a message (an object with a \"type\"): {_short(text)}")
     return message

@@ -129,6 +129,9 @@ def load_run(path: Path) -> Run:
                            "results.json") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CompareError(f"{file}: not a readable JSON file ({exc})") from None
+    except (RecursionError, ValueError):  # a parser recurses per level; huge integers
+        raise CompareError(f"{file}: not a tournament's results (JSON nested too deeply or "
+                           "with a number too long)") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CompareError(f"{file}: not a tournament's results (format {FORMAT!r} expected)")
     try:

@@ -9,7 +9,6 @@ named, never a reason to fail: a folder may hold other things.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from noreturn.engine import NoReturnError
-from noreturn.records import check_record
+from noreturn.records import check_record, read_record
 from noreturn.text.lang import _
 
 
@@ -83,16 +82,14 @@ def load_history(folder: Path) -> History:
 
 
 def _read(path: Path) -> dict[str, Any] | None:
-    """The record in ``path``, or None if it is not a valid one."""
+    """The record in ``path``, or None if it is not a valid one (unreadable, not JSON,
+    nested too deeply, another program's JSON: the records reader says which)."""
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        record = read_record(path)
+        valid = check_record(record).valid
+    except NoReturnError:
         return None
-    try:
-        valid = isinstance(record, dict) and check_record(record).valid
-    except NoReturnError:  # not a record at all (another program's JSON)
-        return None
-    return record if valid else None
+    return dict(record) if valid else None
 
 
 def _results(path: Path, record: dict[str, Any]) -> Iterable[PastGame]:

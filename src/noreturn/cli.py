@@ -269,7 +269,7 @@ def tournament(
              "(heuristic:name=A,heuristic:name=B)")],
     players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
     games: Annotated[int, typer.Option(
-        min=1, help="games; rounded up to whole paired deals")] = 100,
+        min=1, max=1_000_000, help="games; rounded up to whole paired deals")] = 100,
     seed: PairedSeed = 0,
     rules: SizeRules = "",
     workers: Workers = None,
@@ -325,8 +325,8 @@ app.add_typer(study_app, name="study")
 def switch(
     players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
     games: Annotated[int, typer.Option(
-        min=1, help="games per condition (the free bot, and each trigger value); rounded up "
-                    "to whole deals, each deal played once from every seat")] = 200,
+        min=1, max=100_000, help="games per condition (the free bot, and each trigger value); "
+        "rounded up to whole deals, each deal played once from every seat")] = 200,
     bot: Annotated[str, typer.Option(
         help="the bot studied, in every seat: a spec or level. medium (the plan) plays a "
              "game in a few hundredths of a second; hard and expert (the search) cost about "

@@ -107,6 +107,8 @@ def test_trigger_values_out_of_range_say_the_range() -> None:
         parse_values("turns", "soon", 2)
     result = runner.invoke(app, ["study", "switch", "--bag", "-5"])
     assert result.exit_code == 2 and "out of range" in result.output
+    result = runner.invoke(app, ["study", "switch", "--games", "100001"])  # a schedule of GBs
+    assert result.exit_code == 2 and "less than or equal to 100000" in result.output
 
 
 def test_the_command_writes_the_plot_and_the_json(tmp_path: Path) -> None:

@@ -200,9 +200,11 @@ def test_cli_runs_with_two_worker_processes(tmp_path: Path) -> None:
     (["--bots", "random,random"], "listed twice: results are counted per spec"),
     (["--bots", "random", "--records"], "--records needs --out"),
     (["--bots", "random", "--rules", "colors=0"], "colors"),
+    (["--bots", "random", "--games", "1000000000"], "less than or equal to 1000000"),
 ])
 def test_cli_refuses_bad_settings(args: list[str], message: str) -> None:
-    result = runner.invoke(app, ["tournament", *args, "--games", "2"])
+    """A billion games used to build a schedule of a billion tasks, gigabytes in memory."""
+    result = runner.invoke(app, ["tournament", "--games", "2", *args])
     assert result.exit_code == 2, result.output
     assert message in result.output
 

@@ -378,10 +378,10 @@ def review(
     file: Annotated[Path, typer.Argument(help="a record file (docs/record-format.md)")],
     seat: Annotated[str, typer.Option(help="the seat to review, or all")] = "all",
     budget: Annotated[float | None, typer.Option(
-        min=0.001, help="seconds per decision, instead of --iterations")] = None,
+        min=0.001, max=600, help="seconds per decision, instead of --iterations")] = None,
     iterations: Annotated[int | None, typer.Option(
-        min=1, help="playouts per decision (default 500): the same seed and iterations "
-                    "give the same review")] = None,
+        min=1, max=1_000_000, help="playouts per decision (default 500): the same seed "
+        "and iterations give the same review")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object (docs/review.md)")
                        ] = False,
     workers: Annotated[int | None, typer.Option(

@@ -154,6 +154,8 @@ def test_an_unfinished_game_is_reviewed_up_to_its_last_event(game: Record,
     (("--seat", "5"), "seat 5 is not a seat of this game: it has seats 0 to 1"),
     (("--seat", "two"), "'two' is not a seat"),
     (("--budget", "1", "--iterations", "5"), "not both"),
+    (("--budget", "1e308"), "Invalid value for '--budget'"),  # an endless review
+    (("--iterations", "100000000"), "Invalid value for '--iterations'"),
 ])
 def test_bad_options_are_refused(record_file: Path, args: tuple[str, ...],
                                  message: str) -> None:

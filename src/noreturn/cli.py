@@ -428,15 +428,16 @@ def serve(
         help=_("Redis URL (redis://HOST:6379/0) to run several processes on one PostgreSQL "
                "database: table updates go through Redis (docs/deploy.md)"))] = None,
     takeover_after: Annotated[float, typer.Option(
-        min=0.5, help=_("seconds a game may wait on a bot before this process moves it "
-                        "(another process died)"))] = 10.0,
+        min=0.5, max=86_400, help=_("seconds a game may wait on a bot before this process "
+                                    "moves it (another process died)"))] = 10.0,
     create_limit: Annotated[int, typer.Option(
         min=0, help=_("tables one address may create per minute (0: no limit)"))] = 300,
     lobby_hours: Annotated[float, typer.Option(
-        min=0.01, help=_("hours a table may stay unchanged in the lobby before it is "
-                         "abandoned"))] = 24.0,
+        min=0.01, max=87_600, help=_("hours a table may stay unchanged in the lobby before "
+                                     "it is abandoned"))] = 24.0,
     idle_hours: Annotated[float, typer.Option(
-        min=0.01, help=_("hours a game may go without a move before it is abandoned"))] = 168.0,
+        min=0.01, max=87_600, help=_("hours a game may go without a move before it is "
+                                     "abandoned"))] = 168.0,
     seat_limit: Annotated[int, typer.Option(
         min=0, help=_("joins, starts, leaves and closes one address may make per minute, "
                       "together (0: no limit)"))] = 900,
@@ -450,8 +451,8 @@ def serve(
                       "priority, at this many playouts a decision (0: no reviews; "
                       "docs/review.md)"))] = 200,
     extra_turn_seconds: Annotated[list[int] | None, typer.Option(
-        min=1, help=_("another turn timer new tables may choose, in seconds, besides 30 s to "
-                      "3 days (e.g. 5, to try timers out); may be given again"))] = None,
+        min=1, max=259_200, help=_("another turn timer new tables may choose, in seconds, "
+        "besides 30 s to 3 days (e.g. 5, to try timers out); may be given again"))] = None,
     lang: LangOption = None,
 ) -> None:
     """Serve online tables (the help above is the translated one)."""

@@ -49,6 +49,17 @@ def test_serve_refuses_a_database_it_cannot_use() -> None:
     assert "sqlite" in result.output
 
 
+@pytest.mark.parametrize("option", [
+    ["--idle-hours", "1e308"], ["--lobby-hours", "87601"], ["--takeover-after", "inf"],
+    ["--extra-turn-seconds", "1000000000000"]])
+def test_serve_refuses_spans_its_clock_cannot_hold(option: list[str]) -> None:
+    """Such spans overflowed the date arithmetic of every sweep (and of every turn timer),
+    which then failed for ever in the log instead of abandoning idle tables."""
+    result = CliRunner().invoke(app, ["serve", *option])
+    assert result.exit_code == 2
+    assert f"Invalid value for '{option[0]}'" in result.output
+
+
 def test_a_game_over_real_sockets(server: str) -> None:
     created = httpx.post(f"{server}/api/tables", json={
         "seats": [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "random"}],

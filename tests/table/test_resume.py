@@ -75,6 +75,32 @@ def test_finished_and_broken_records_are_not_resumed(tmp_path: Path) -> None:
         newest_record(tmp_path)
 
 
+@pytest.mark.parametrize("policy", [
+    "external:sh -c 'touch PWNED'", "declare-at:bag=40,bot=external:sh -c 'touch PWNED'"])
+def test_a_record_never_starts_a_program(tmp_path: Path, policy: str) -> None:
+    """A record is data from anyone: a bot's policy naming an external program would run
+    that program (it did: a shared record's ``touch`` ran on resuming it)."""
+    path = _half_game(tmp_path).save()
+    record = json.loads(path.read_text())
+    record["players"][1]["policy"] = policy.replace("PWNED", str(tmp_path / "pwned"))
+    path.write_text(json.dumps(record))
+    assert check_record(record).valid  # the format allows any policy text
+    with pytest.raises(NoReturnError, match=r"seat 1 .* is played by an external program"):
+        resume_table(path)
+    result = CliRunner().invoke(app, ["play", "--plain", "--resume", str(path)], input="quit\n")
+    assert result.exit_code != 0 and "never starts one" in " ".join(result.output.split())
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_a_record_with_a_name_of_escape_sequences_is_not_resumed(tmp_path: Path) -> None:
+    path = _half_game(tmp_path).save()
+    record = json.loads(path.read_text())
+    record["players"][0]["name"] = "\x1b[2JAda"
+    path.write_text(json.dumps(record))
+    with pytest.raises(NoReturnError, match=r"seat 0's name .*: no control characters"):
+        resume_table(path)
+
+
 def test_play_resume_takes_the_newest_unfinished_game(tmp_path: Path) -> None:
     older = _half_game(tmp_path, seed=3)
     newer = _half_game(tmp_path, seed=4)

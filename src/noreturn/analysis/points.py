@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from noreturn.engine import Action, GameState, NoReturnError, Stage, View, tile_code, view
 from noreturn.records import Record, RecordError, Step, check_header, replay_record
+from noreturn.records.account import player_names
 
 DECISION_EVENTS = ("mulligan", "declare", "place", "exchange", "score")
 """The events that are a choice of their player. A ``pass`` is not one: it happens only
@@ -130,7 +131,7 @@ def seat_points(record: Record, seats: Sequence[int] | None = None
                           f"{verdict.reason} [{verdict.code}]; only a valid record can be "
                           f"reviewed (noreturn validate checks one)")
     state = verdict.state
-    facts = GameFacts(tuple(str(p["name"]) for p in record["players"]),
+    facts = GameFacts(tuple(player_names(record)),
                       len(record["events"]), state.is_over(), tuple(state.scores()),
                       verdict.reason)
     return facts, [SeatPoints(s, tuple(walk.decisions[s]), tuple(walk.draws[s]))

@@ -26,6 +26,7 @@ from noreturn.engine import (
     value_of,
     view,
 )
+from noreturn.records.names import shown_name
 from noreturn.records.reader import check_header
 from noreturn.records.validate import Step, Verdict, replay_record
 from noreturn.records.writer import Record
@@ -58,8 +59,9 @@ def write_account(record: Record, seat: int | None, emit: Emit) -> Verdict:
 
 
 def player_names(record: Record) -> list[str]:
-    """The seats' names as the record gives them (``P<seat>`` for a blank name)."""
-    return [str(p.get("name") or "").strip() or f"P{i}" for i, p in enumerate(record["players"])]
+    """The seats' names as the record gives them, safe to print (``shown_name``: control
+    characters as ``?``, at most 40 characters, ``P<seat>`` for a blank name)."""
+    return [shown_name(p.get("name"), i) for i, p in enumerate(record["players"])]
 
 
 class _Teller:

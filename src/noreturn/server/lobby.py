@@ -15,13 +15,14 @@ from typing import Any
 
 from noreturn.bots.base import LEVELS, BotError, bot_names, budget_of, make_bot
 from noreturn.engine import NoReturnError, Rules
+from noreturn.records.names import NAME_LENGTH
 from noreturn.server.auth import hash_token, new_token
 from noreturn.server.db import SeatRow, TableRow, now
 from noreturn.server.errors import OVER, BadRequestError, ConflictError, over_message
 from noreturn.server.games import public_table
 from noreturn.server.players import bind, unbind
 from noreturn.server.replay import public_replay
-from noreturn.server.schemas import NAME_LENGTH, CreateTable, SeatIn
+from noreturn.server.schemas import CreateTable, SeatIn
 from noreturn.server.store import TableStore
 from noreturn.server.timing import check_turn_seconds, deadline_after
 from noreturn.table import BOT_NAMES

@@ -13,8 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from noreturn.engine import Rules
+from noreturn.records.names import NAME_LENGTH
 
-NAME_LENGTH = 40
 MAX_TURN_SECONDS = 7 * 24 * 3600
 """The longest turn timer a body may hold (the server allows fewer: ``timing.py``)."""
 PUBLISHED = Rules()

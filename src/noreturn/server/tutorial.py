@@ -21,8 +21,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from noreturn.records.names import NAME_LENGTH
 from noreturn.server.limits import CREATE_LIMIT, CREATE_LIMITED
-from noreturn.server.schemas import NAME_LENGTH, Created, CreateTable, ErrorOut, SeatIn
+from noreturn.server.schemas import Created, CreateTable, ErrorOut, SeatIn
 from noreturn.server.service import TableService
 from noreturn.server.workers import run
 from noreturn.table import TUTORIAL_BOT, TUTORIAL_SEED

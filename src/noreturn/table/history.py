@@ -17,6 +17,7 @@ from typing import Any
 
 from noreturn.engine import NoReturnError
 from noreturn.records import check_record, read_record
+from noreturn.records.names import shown_name
 from noreturn.text.lang import _
 
 
@@ -97,12 +98,14 @@ def _results(path: Path, record: dict[str, Any]) -> Iterable[PastGame]:
     players = record["players"]
     scores = record["result"]["scores"]
     date = str(record.get("meta", {}).get("date", ""))
-    bots = sorted(str(p.get("policy", "bot")) for p in players if p.get("kind") == "bot")
+    bots = sorted(shown_name(p.get("policy", "bot"), i) for i, p in enumerate(players)
+                  if p.get("kind") == "bot")
     for seat, player in enumerate(players):
         if player.get("kind") != "human":
             continue
         best_other = max(s for i, s in enumerate(scores) if i != seat)
-        yield PastGame(path, date, str(player["name"]), " + ".join(bots) or "people",
+        yield PastGame(path, date, shown_name(player.get("name"), seat),
+                       " + ".join(bots) or "people",
                          len(players), scores[seat], scores[seat] - best_other,
                          scores[seat] == max(scores))
 

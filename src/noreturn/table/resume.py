@@ -16,9 +16,14 @@ from random import Random
 
 from noreturn.bots.match import Deck
 from noreturn.engine import Action, Draw, GameState, NoReturnError, ShuffledBag, reshuffled
-from noreturn.records import check_header, check_record, read_record, replay_states
+from noreturn.records import Record, check_header, check_record, read_record, replay_states
+from noreturn.records.names import name_problem
 from noreturn.table.local import LocalTable
 from noreturn.table.seats import Seat
+
+EXTERNAL = "external:"
+"""How a bot spec names an external program, alone or inside another spec
+(``declare-at:bag=40,bot=external:...``)."""
 
 
 class RecordedDeck(Deck):
@@ -57,6 +62,32 @@ def newest_record(folder: Path) -> Path:
                         "(noreturn play --resume FILE)")
 
 
+def record_seats(record: Record, path: Path) -> list[Seat]:
+    """The record's seats, each bot by its policy.
+
+    A record is data, and may come from anyone: a policy ``external:COMMAND`` would run
+    COMMAND on this machine when the bot first moves (``external:sh -c '...'``), so a
+    record never starts a program, whatever its bots; nor does it bring names that
+    ``make_seats`` would refuse (escape sequences drive the terminal they are shown in).
+
+    Raises:
+        NoReturnError: such a seat; the message names it.
+    """
+    seats = []
+    for seat, player in enumerate(record["players"]):
+        name, policy = str(player["name"]), player.get("policy")
+        problem = name_problem(name)
+        if problem:
+            raise NoReturnError(f"{path} cannot be resumed: seat {seat}'s {problem}")
+        if player.get("kind") != "human" and EXTERNAL in str(policy):
+            raise NoReturnError(
+                f"{path} cannot be resumed: seat {seat} ({name}) is played by an external "
+                "program, and a record never starts one (it could name any program); "
+                "see the game with noreturn replay")
+        seats.append(Seat(name, None if player.get("kind") == "human" else str(policy)))
+    return seats
+
+
 def resume_table(path: Path, save_dir: Path | None = None) -> LocalTable:
     """The game of the unfinished record at ``path``, ready for its next decision; it
     goes on saving to ``path`` (``save_dir`` only if that file cannot be written).
@@ -80,8 +111,7 @@ def resume_table(path: Path, save_dir: Path | None = None) -> LocalTable:
             draws += [a.tile for a in step.move.actions if isinstance(a, Draw)]
         else:
             decisions.extend(step.move.actions)
-    seats = [Seat(str(p["name"]), None if p.get("kind") == "human" else str(p.get("policy")))
-             for p in record["players"]]
+    seats = record_seats(record, path)
     table = LocalTable(seats, rules, None, save_dir, deck=RecordedDeck(record["start_player"],
                                                                          draws))
     for action in decisions:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from noreturn.files import data_dir
+from noreturn.records.names import name_problem
 
 BOT_NAMES = ("Bea", "Cy", "Dot", "Eve")
 PERSON_NAMES = ("Ada", "Bo", "Cleo", "Dan")
@@ -55,9 +56,13 @@ def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str
     dropped without a word is a player left out), as are two people of one name.
 
     Raises:
-        ValueError: too many names, or a name twice; the message says what to change.
+        ValueError: too many names, a name twice, or a name too long or with control
+            characters (``name_problem``); the message says what to change.
     """
     people = players if hotseat else 1
+    problem = next(filter(None, map(name_problem, names)), None)
+    if problem:
+        raise ValueError(problem)
     if len(names) > people:
         where = f"{players} players" if hotseat else "one person against bots (or --hotseat)"
         raise ValueError(f"{len(names)} names for {where}: give at most {people}")

@@ -1,0 +1,43 @@
+"""Players' names: what a name may be, and how a record's name is shown.
+
+A record's ``name`` is free text (docs/record-format.md), and a record may come from
+anywhere. Printed as it stands, a name of escape sequences would drive the reader's
+terminal (clear it, recolour it, retitle the window), and a name of a megabyte would bury
+the account. So every front end that prints a record's names shows them through
+``shown_name``, and the names this program gives a seat (``noreturn play --seat-name``,
+the server's seats) must pass ``name_problem``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+NAME_LENGTH = 40
+"""The most characters of a player's name: what a table accepts, and what is shown."""
+
+
+def _control(char: str) -> bool:
+    """Whether ``char`` is a control, format or unassigned character (category C*)."""
+    return unicodedata.category(char).startswith("C")
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a player's name (too long, or control characters), or None."""
+    if len(name) > NAME_LENGTH:
+        return f"name {name[:NAME_LENGTH]!r}...: at most {NAME_LENGTH} characters"
+    if any(_control(c) for c in name):
+        return f"name {name!r}: no control characters, please"
+    return None
+
+
+def shown_name(name: object, seat: int) -> str:
+    """A record's ``name`` for seat ``seat`` as safe to print: white space collapsed,
+    control characters as ``?``, at most ``NAME_LENGTH`` characters (``…`` after a cut),
+    and ``P<seat>`` for a blank or missing name."""
+    text = "".join("?" if _control(c) else c for c in " ".join(str(name or "").split()))
+    if not text:
+        return f"P{seat}"
+    return text if len(text) <= NAME_LENGTH else text[: NAME_LENGTH - 1] + "…"
+
+
+__all__ = ["NAME_LENGTH", "name_problem", "shown_name"]

@@ -193,6 +193,11 @@ def test_the_same_game_twice_for_one_bot_is_refused(tmp_path: Path) -> None:
      '"scores": [1, 2], "ranks": [2, 1]}]}', "the rest whole numbers"),
     ('{"format": "noreturn-tournament", "players": 2, "seed": 0, "rules": {}, "bots": [1], '
      '"per_game": []}', "missing or malformed field"),
+    ('{"format": "noreturn-tournament", "players": 2, "seed": 0, "rules": {}, "bots": '
+     '[{"spec": "a", "name": "\\u001b[2Ja"}], "per_game": []}', "holds control characters"),
+    ('{"format": "noreturn-tournament", "players": 2, "seed": 0, "rules": {}, "bots": [], '
+     '"per_game": [{"lineup": 0, "deal": 0, "rotation": 0, "seats": ["a", "\\u0007b"], '
+     '"scores": [1, 2], "ranks": [2, 1]}]}', "no control characters"),
 ])
 def test_a_bad_file_is_refused_with_what_is_wrong(tmp_path: Path, content: str | None,
                                                   message: str) -> None:

@@ -21,11 +21,16 @@ def _control(char: str) -> bool:
     return unicodedata.category(char).startswith("C")
 
 
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control, format or unassigned character: never shown."""
+    return any(map(_control, text))
+
+
 def name_problem(name: str) -> str | None:
     """Why ``name`` cannot be a player's name (too long, or control characters), or None."""
     if len(name) > NAME_LENGTH:
         return f"name {name[:NAME_LENGTH]!r}...: at most {NAME_LENGTH} characters"
-    if any(_control(c) for c in name):
+    if has_control(name):
         return f"name {name!r}: no control characters, please"
     return None
 
@@ -40,4 +45,4 @@ def shown_name(name: object, seat: int) -> str:
     return text if len(text) <= NAME_LENGTH else text[: NAME_LENGTH - 1] + "…"
 
 
-__all__ = ["NAME_LENGTH", "name_problem", "shown_name"]
+__all__ = ["NAME_LENGTH", "has_control", "name_problem", "shown_name"]

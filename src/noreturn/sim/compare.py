@@ -28,6 +28,7 @@ from random import Random
 from typing import Any
 
 from noreturn.engine import NoReturnError
+from noreturn.records.names import has_control
 from noreturn.sim.stats import (
     Z95,
     Pairwise,
@@ -137,6 +138,8 @@ def load_run(path: Path) -> Run:
     try:
         games = [_checked_game(game) for game in data["per_game"]]
         names = {str(bot["spec"]): str(bot["name"]) for bot in data["bots"]}
+        if any(map(has_control, (*names, *names.values()))):
+            raise ValueError("a bot's spec or name holds control characters")
         return Run(file, int(data["players"]), json.dumps(data["rules"], sort_keys=True),
                    int(data["seed"]), names, games)
     except (KeyError, TypeError, ValueError) as exc:
@@ -152,10 +155,10 @@ def _checked_game(game: Any) -> dict[str, Any]:
     if not (isinstance(seats, list) and isinstance(scores, list) and isinstance(ranks, list)
             and len(seats) == len(scores) == len(ranks) >= 2):
         raise ValueError(f"game {game.get('game')}: seats, scores and ranks do not match")
-    if not (all(isinstance(spec, str) for spec in seats)
+    if not (all(isinstance(spec, str) and not has_control(spec) for spec in seats)
             and all(_is_int(n) for n in (*scores, *ranks, *(game[k] for k in GAME_KEYS[:3])))):
-        raise ValueError(f"game {game.get('game')}: seats must be specs, the rest whole "
-                         "numbers")
+        raise ValueError(f"game {game.get('game')}: seats must be specs (no control "
+                         "characters), the rest whole numbers")
     return game
 
 

@@ -97,7 +97,7 @@ def test_a_record_with_a_name_of_escape_sequences_is_not_resumed(tmp_path: Path)
     record = json.loads(path.read_text())
     record["players"][0]["name"] = "\x1b[2JAda"
     path.write_text(json.dumps(record))
-    with pytest.raises(NoReturnError, match=r"seat 0's name .*: no control characters"):
+    with pytest.raises(NoReturnError, match=r"seat 0's name .* holds control characters"):
         resume_table(path)
 
 

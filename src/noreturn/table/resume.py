@@ -17,7 +17,7 @@ from random import Random
 from noreturn.bots.match import Deck
 from noreturn.engine import Action, Draw, GameState, NoReturnError, ShuffledBag, reshuffled
 from noreturn.records import Record, check_header, check_record, read_record, replay_states
-from noreturn.records.names import name_problem
+from noreturn.records.names import has_control
 from noreturn.table.local import LocalTable
 from noreturn.table.seats import Seat
 
@@ -67,8 +67,8 @@ def record_seats(record: Record, path: Path) -> list[Seat]:
 
     A record is data, and may come from anyone: a policy ``external:COMMAND`` would run
     COMMAND on this machine when the bot first moves (``external:sh -c '...'``), so a
-    record never starts a program, whatever its bots; nor does it bring names that
-    ``make_seats`` would refuse (escape sequences drive the terminal they are shown in).
+    record never starts a program, whatever its bots; nor does it bring names of control
+    characters (escape sequences drive the terminal they are shown in).
 
     Raises:
         NoReturnError: such a seat; the message names it.
@@ -76,9 +76,9 @@ def record_seats(record: Record, path: Path) -> list[Seat]:
     seats = []
     for seat, player in enumerate(record["players"]):
         name, policy = str(player["name"]), player.get("policy")
-        problem = name_problem(name)
-        if problem:
-            raise NoReturnError(f"{path} cannot be resumed: seat {seat}'s {problem}")
+        if has_control(name):  # a long name (older versions took any) still resumes
+            raise NoReturnError(f"{path} cannot be resumed: seat {seat}'s name {name!r} "
+                                "holds control characters")
         if player.get("kind") != "human" and EXTERNAL in str(policy):
             raise NoReturnError(
                 f"{path} cannot be resumed: seat {seat} ({name}) is played by an external "

@@ -10,12 +10,11 @@ hidden tiles), and the seed never leaves the server while the game runs.
 from __future__ import annotations
 
 import secrets
-import unicodedata
 from typing import Any
 
 from noreturn.bots.base import LEVELS, BotError, bot_names, budget_of, make_bot
 from noreturn.engine import NoReturnError, Rules
-from noreturn.records.names import NAME_LENGTH
+from noreturn.records.names import NAME_LENGTH, has_control
 from noreturn.server.auth import hash_token, new_token
 from noreturn.server.db import SeatRow, TableRow, now
 from noreturn.server.errors import OVER, BadRequestError, ConflictError, over_message
@@ -94,7 +93,7 @@ def clean_name(name: str | None, default: str) -> str:
     if len(text) > NAME_LENGTH:
         raise BadRequestError(_("name {name}...: at most {most} characters").format(
             name=repr(text[:NAME_LENGTH]), most=NAME_LENGTH))
-    if any(unicodedata.category(c).startswith("C") for c in text):
+    if has_control(text):
         raise BadRequestError(_("name {name}: no control characters, please").format(
             name=repr(text)))
     return text

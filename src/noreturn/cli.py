@@ -231,7 +231,7 @@ def simulate(
 @app.command()
 def bench(
     players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
-    seconds: Annotated[float, typer.Option(min=0.1, help="time for whole games")] = 5.0,
+    seconds: Annotated[float, typer.Option(min=0.1, max=3600, help="time for whole games")] = 5.0,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
 ) -> None:
     """Engine speed: whole rollout games per second, and the hot paths' cost."""

@@ -77,6 +77,11 @@ def test_bench_json_has_the_promised_keys() -> None:
     assert figures["total_seconds"] < 0.2 + 3.0
 
 
+def test_bench_refuses_a_run_that_would_not_end() -> None:
+    result = runner.invoke(app, ["bench", "--seconds", "1e308"])
+    assert result.exit_code == 2 and "Invalid value for '--seconds'" in result.output
+
+
 def test_bench_table_for_people() -> None:
     result = runner.invoke(app, ["bench", "--seconds", "0.2", "--players", "3"])
     assert result.exit_code == 0, result.output

@@ -9,11 +9,11 @@ from random import Random
 
 import pytest
 
-from noreturn.bots import Deck, make_bot, plan, play_game
+from noreturn.bots import Deck, make_bot, plan, play_game, search
 from noreturn.bots.base import CURRENT, LEVELS, BotError, Budget, bot_names, budget_of
 from noreturn.bots.evaluate import action_value, action_values, row_credit
 from noreturn.bots.hints import suggest
-from noreturn.bots.search import SearchBot
+from noreturn.bots.search import SearchBot, reward
 from noreturn.bots.yardsticks.heuristic_v1 import HeuristicV1Bot as HeuristicBot
 from noreturn.bots.yardsticks.ismcts_v1 import IsmctsV1Bot as IsmctsBot
 from noreturn.bots.yardsticks.ismcts_v1 import candidates
@@ -92,9 +92,26 @@ def test_search_refuses_options_out_of_their_range(options: str, says: str) -> N
 
 
 def test_search_takes_options_at_the_ends_of_their_ranges() -> None:
-    bot = make_bot("search:time=600,win=0,trust=0,scale=1000000,shifts=-30/30,iterations=1")
+    bot = make_bot("search:time=600,win=0,trust=0,scale=1000000,shifts=-30/30,iterations=1,"
+                   "tie=10")
     assert isinstance(bot, SearchBot)
     assert (bot.seconds, bot.win_weight, bot.trust, bot.shifts) == (600, 0, 0, (-30, 30))
+    assert bot.tie == 10 and make_bot("hard").tie == 0  # type: ignore[attr-defined]
+
+
+def test_the_tiebreak_tells_apart_margins_the_clip_makes_equal(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Far ahead, a margin of 40 and of 90 are worth the same clipped (both past 30); the
+    tiebreak prefers the bigger by a thousandth of a win a point."""
+    state = GameState(Rules(players=2), 0)
+    values = {}
+    for margin in (40, 90):
+        monkeypatch.setattr(search, "outcome", lambda _s, _seat, m=margin: (m, 1.0))
+        values[margin] = (reward(state, 0, 0.5), reward(state, 0, 0.5, tie=1))
+    assert values[40][0] == values[90][0] == 1.0
+    assert (values[40][1], values[90][1]) == pytest.approx((1.04, 1.09))
+    with pytest.raises(BotError, match="tie=-1"):
+        make_bot("search:tie=-1")
 
 
 @pytest.mark.parametrize("level", ["easy", "medium", "hard", "expert"])

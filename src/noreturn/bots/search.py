@@ -36,7 +36,8 @@ must beat the plan's choice by; 0: the plain winner), ``trust_near=0`` (the same
 switch), ``shifts=-1/-2`` (the own switch's shifts searched near it, in turns;
 negative: later; none by default), ``infer=1`` (deal the hands of rivals still building
 by the hand model, ``inference.py``, not uniformly; off by default: it gained about
-+0.001 a decision), ``scale=60`` (points of margin that
++0.001 a decision), ``tie=1`` (the whole margin as a tiebreak, ``tie / 1000`` a point
+beyond the clipped value; off by default: a study), ``scale=60`` (points of margin that
 count as half a win; beyond half of it either way the margin is clipped). The clip makes
 a bot far ahead play to win rather than to win big; ``search:win=0,scale=1000,trust=0``
 plays for the expected margin alone, the very value ``noreturn review`` measures moves by.
@@ -109,12 +110,14 @@ def clearly_better(values: Sequence[float], baseline: Sequence[float], z: float)
 
 
 def reward(state: GameState, seat: int, win_weight: float,
-           scale: float = MARGIN_SCALE) -> float:
-    """A finished game's value for ``seat``, from 0 to 1; ``scale`` points of margin
-    count as half a win (see ``MARGIN_SCALE``)."""
+           scale: float = MARGIN_SCALE, tie: float = 0.0) -> float:
+    """A finished game's value for ``seat``, from 0 to 1 (beside the tiebreak); ``scale``
+    points of margin count as half a win (see ``MARGIN_SCALE``). ``tie`` adds ``tie /
+    1000`` a point of the whole margin, unclipped: a tiebreak for a seat so far ahead (or
+    behind) that the clipped value is the same whatever it does."""
     margin, win = outcome(state, seat)
     scaled = max(-0.5, min(0.5, margin / scale))
-    return win_weight * win + (1.0 - win_weight) * (0.5 + scaled)
+    return win_weight * win + (1.0 - win_weight) * (0.5 + scaled) + tie * margin / 1000
 
 
 def shifted(p: plan.Params, by: float) -> plan.Params:
@@ -169,8 +172,9 @@ class SearchBot:
     def __init__(self, seconds: float = 1.0, iterations: int | None = None,
                  win_weight: float = 0.5, trust: float = TRUST,
                  margin_scale: float = MARGIN_SCALE, trust_near: float = TRUST_NEAR,
-                 shifts: Sequence[float] = (), infer: bool = False) -> None:
+                 shifts: Sequence[float] = (), infer: bool = False, tie: float = 0.0) -> None:
         self.trust = trust
+        self.tie = tie
         self.infer = infer
         self.shifts = tuple(shifts)
         self.trust_near = trust_near
@@ -236,7 +240,8 @@ class SearchBot:
                     action, policy = options[index]
                     state.apply(action)
                     playout(state, Random(seed), policy)
-                    value = reward(state, seat, self.win_weight, self.margin_scale)
+                    value = reward(state, seat, self.win_weight, self.margin_scale,
+                                   self.tie)
                     totals[index] += value
                     counts[index] += 1
                     fresh[index].append(value)
@@ -265,7 +270,7 @@ class SearchBot:
 def _search(options: str) -> SearchBot:
     values = parse_options(options, {"time": float, "iterations": int, "win": float,
                                      "trust": float, "scale": float, "trust_near": float,
-                                     "shifts": str, "infer": int})
+                                     "shifts": str, "infer": int, "tie": float})
     seconds = checked(values, "time", 1.0, 1e-3, MAX_SECONDS, "seconds of CPU a decision")
     iterations = int(values["iterations"]) if "iterations" in values else None
     if iterations is not None and iterations < 1:
@@ -278,7 +283,8 @@ def _search(options: str) -> SearchBot:
                      trust_near=checked(values, "trust_near", TRUST_NEAR, 0, 100,
                                         "standard errors"),
                      shifts=parse_shifts(str(values.get("shifts", ""))),
-                     infer=bool(values.get("infer", 0)))
+                     infer=bool(values.get("infer", 0)),
+                     tie=checked(values, "tie", 0.0, 0, 10, "thousandths of a win a point"))
 
 
 def checked(values: Mapping[str, float | int | str], key: str, default: float, low: float,

@@ -94,8 +94,7 @@ def validate(
 @app.command()
 def replay(
     file: Annotated[Path, typer.Argument(help="a record file")],
-    seat: Annotated[int | None, typer.Option(
-        help="show only what this seat could see")] = None,
+    seat: Annotated[int | None, typer.Option(help="show only what this seat could see")] = None,
 ) -> None:
     """Tell a recorded game turn by turn, with the table after each turn."""
     from noreturn.records.commands import replay_command  # noqa: PLC0415 - fast startup

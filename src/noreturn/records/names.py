@@ -4,8 +4,9 @@ A record's ``name`` is free text (docs/record-format.md), and a record may come 
 anywhere. Printed as it stands, a name of escape sequences would drive the reader's
 terminal (clear it, recolour it, retitle the window), and a name of a megabyte would bury
 the account. So every front end that prints a record's names shows them through
-``shown_name``, and the names this program gives a seat (``noreturn play --seat-name``,
-the server's seats) must pass ``name_problem``.
+``shown_name``, and the names this program gives a seat keep to the same two rules:
+``noreturn play --seat-name`` through ``name_problem``, the server's seats through its own
+translated messages on ``NAME_LENGTH`` and ``has_control``.
 """
 
 from __future__ import annotations

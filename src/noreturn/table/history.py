@@ -105,9 +105,8 @@ def _results(path: Path, record: dict[str, Any]) -> Iterable[PastGame]:
             continue
         best_other = max(s for i, s in enumerate(scores) if i != seat)
         yield PastGame(path, date, shown_name(player.get("name"), seat),
-                       " + ".join(bots) or "people",
-                         len(players), scores[seat], scores[seat] - best_other,
-                         scores[seat] == max(scores))
+                       " + ".join(bots) or "people", len(players), scores[seat],
+                       scores[seat] - best_other, scores[seat] == max(scores))
 
 
 def plot_history(history: History, person: str, path: Path) -> Path:

@@ -75,16 +75,17 @@ def record_seats(record: Record, path: Path) -> list[Seat]:
     """
     seats = []
     for seat, player in enumerate(record["players"]):
-        name, policy = str(player["name"]), player.get("policy")
+        name = str(player["name"])
+        bot = None if player.get("kind") == "human" else str(player.get("policy"))
         if has_control(name):  # a long name (older versions took any) still resumes
             raise NoReturnError(f"{path} cannot be resumed: seat {seat}'s name {name!r} "
                                 "holds control characters")
-        if player.get("kind") != "human" and EXTERNAL in str(policy):
+        if bot is not None and EXTERNAL in bot:
             raise NoReturnError(
                 f"{path} cannot be resumed: seat {seat} ({name}) is played by an external "
                 "program, and a record never starts one (it could name any program); "
                 "see the game with noreturn replay")
-        seats.append(Seat(name, None if player.get("kind") == "human" else str(policy)))
+        seats.append(Seat(name, bot))
     return seats
 
 

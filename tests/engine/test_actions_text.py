@@ -191,6 +191,22 @@ def test_bad_tile_text_raises_notation_error(text: str) -> None:
         parse_tile(text)
 
 
+@pytest.mark.parametrize(("text", "named"), [
+    ("place R1 " + "x" * 100_000, "'xxxxxxxxxx"), ("jump" * 30_000, "'jumpjumpjump"),
+    ("exchange R1 B" + "9" * 5000, "'B99999999"), ("score R x" + "2" * 5000, "'score R x22222")])
+def test_a_long_bad_text_is_named_by_its_start_not_echoed_whole(text: str, named: str) -> None:
+    with pytest.raises(NotationError) as caught:
+        parse_action(text)
+    message = str(caught.value)
+    assert len(message) < 300
+    assert f"{named}" in message and "..." in message
+
+
+def test_a_long_tile_text_is_named_by_its_start() -> None:
+    with pytest.raises(NotationError, match=r"^'R9{55}\.\.\. is not a tile"):
+        parse_tile("R" + "9" * 5000)
+
+
 def test_rules_parse_reads_key_value_text() -> None:
     assert Rules.parse("colors=3,max_value=5") == Rules(colors=3, max_value=5)
     assert Rules.parse("") == Rules()

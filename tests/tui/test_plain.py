@@ -47,6 +47,44 @@ def test_illegal_and_garbled_moves_are_explained_and_change_nothing(tmp_path: Pa
     assert "result" not in record
 
 
+def test_a_move_number_of_any_length_or_script_is_refused_without_a_crash(
+    tmp_path: Path,
+) -> None:
+    # 5,000 digits made int() raise (Python's limit on long decimal strings), and "²" is a
+    # digit to str.isdigit() that int() refuses: both crashed the game.
+    text, record = play_fed("\n" + "9" * 5000 + "\n12345678\n\u00b2\n\u0663\nquit\n", tmp_path)
+    assert "there is no move 999999...: type ? to list them" in text
+    assert "9" * 7 not in text
+    assert "there is no move 12345678" not in text and "there is no move 123456..." in text
+    assert "'\u00b2' is not an action" in text and "'\u0663' is not an action" in text
+    assert "game stopped." in text
+    mine = [e["type"] for e in record["events"] if e["player"] == 0]
+    assert mine == ["deal", "mulligan"]
+
+
+def test_a_fault_in_the_game_still_saves_the_game_so_far(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = PlainGame._turn
+    turns: list[int] = []
+
+    def faulty(self: PlainGame, seat: int) -> None:
+        turns.append(seat)
+        if len(turns) > 1:
+            raise RuntimeError("a fault of the program's own")
+        real(self, seat)
+
+    monkeypatch.setattr(PlainGame, "_turn", faulty)
+    out: list[str] = []
+    with pytest.raises(RuntimeError, match="a fault of the program's own"):
+        run_plain(players=2, seed=5, stdin=io.StringIO("\n1\n"), save_dir=tmp_path,
+                  write=out.append)
+    saved = list(tmp_path.glob("*.json"))
+    assert len(saved) == 1 and f"record saved: {saved[0]}" in "\n".join(out)
+    events = json.loads(saved[0].read_text())["events"]
+    assert [e["type"] for e in events if e["player"] == 0] == ["deal", "mulligan"]
+
+
 def test_declare_asks_for_confirmation(tmp_path: Path) -> None:
     text, record = play_fed("\ndeclare\nn\nquit\n", tmp_path)
     assert "declare phase 2? You can never place again." in text

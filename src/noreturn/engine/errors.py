@@ -76,12 +76,25 @@ class NotationError(NoReturnError):
 
     def __init__(self, template: str, params: Mapping[str, object] | None = None) -> None:
         self.template = template
-        self.params: Mapping[str, object] = MappingProxyType(dict(params or {}))
+        self.params: Mapping[str, object] = MappingProxyType(
+            {key: shortened(value) for key, value in (params or {}).items()})
         super().__init__(template.format_map(self.params))
 
     def __reduce__(self) -> tuple[type[NotationError], tuple[str, dict[str, object]]]:
         """Pickle with the template (a process pool sends errors back to the caller)."""
         return type(self), (self.template, dict(self.params))
+
+
+QUOTED_LIMIT = 60
+"""Characters of a refused text that its message quotes: a line of 100,000 characters
+(pasted by mistake, or sent to a bot's reader) is named by its start, not echoed whole."""
+
+
+def shortened(value: object) -> object:
+    """``value``, a text cut to ``QUOTED_LIMIT`` characters (ending in ``...``)."""
+    if isinstance(value, str) and len(value) > QUOTED_LIMIT:
+        return value[: QUOTED_LIMIT - 3] + "..."
+    return value
 
 
 class RulesError(NoReturnError):

@@ -32,6 +32,8 @@ from noreturn.text.narrate import render_table
 from noreturn.text.refusals import notation_text
 
 LIST_LIMIT = 40
+NUMBER_DIGITS = 6
+"""Digits of the longest move number read (no position has a million legal moves)."""
 HELP = N_("""\
 Type a move, or a number from the list that ? shows:
   place R11 R9          put tiles of one colour on your row of that colour (phase 1)
@@ -143,8 +145,8 @@ class PlainGame:
         if answer is not None:
             self.write(answer)
             return None
-        if line.isdigit():
-            return self._numbered(int(line))
+        if line.isascii() and line.isdigit():  # ("²".isdigit(), but int() refuses it)
+            return self._numbered(line)
         if self.table.state.stage == MULLIGAN and (not line or word in ("keep", "none")):
             return Mulligan(())
         if self.table.state.stage == MULLIGAN and word != "mulligan":
@@ -190,12 +192,15 @@ class PlainGame:
                 n=len(shown) - LIST_LIMIT))
         return "\n".join(lines) or "  " + _("no move matches")
 
-    def _numbered(self, number: int) -> Action:
+    def _numbered(self, digits: str) -> Action:
+        """The move numbered ``digits`` in the list ``?`` shows. A number too long for any
+        list is refused by its length (``int`` of 5,000 digits raises, and costs)."""
         actions = self.table.legal_actions()
-        if not 0 <= number < len(actions):
+        if len(digits) > NUMBER_DIGITS or int(digits) >= len(actions):
+            shown = digits if len(digits) <= NUMBER_DIGITS else digits[:NUMBER_DIGITS] + "..."
             raise NoReturnError(_("there is no move {number}: type ? to list them").format(
-                number=number))
-        return actions[number]
+                number=shown))
+        return actions[int(digits)]
 
 
 def tracker_lines(table: LocalTable, seat: int) -> list[str]:
@@ -247,6 +252,9 @@ def play_plain(table: LocalTable, stdin: TextIO | None = None,
         PlainGame(table, line_reader(stdin, write), write).run()
     except (QuitError, EOFError, KeyboardInterrupt):
         write(_("game stopped."))
+    except Exception:
+        write(save_report(table))  # a fault of ours must not take the game so far with it
+        raise
     if table.is_over():
         write("\n".join([_("final scores:"), *(f"  {line}" for line in table.result_lines())]))
     write(save_report(table))

@@ -73,16 +73,25 @@ def test_a_thinking_bot_says_its_budget_and_a_fast_one_has_none() -> None:
 
 
 @pytest.mark.parametrize("options", ["time=-1", "time=0", "time=nan", "time=inf",
-                                     "iterations=0", "c=-0.1", "c=nan"])
+                                     "time=1e308", "time=601", "iterations=0",
+                                     "iterations=100001", "c=-0.1", "c=nan"])
 def test_ismcts_refuses_a_budget_it_cannot_keep(options: str) -> None:
-    with pytest.raises(BotError, match="time must be above 0"):
+    # (time=1e308 and a billion iterations were taken: a decision that never answers)
+    says = "at most 600 (seconds), iterations from 1 to 100,000"
+    with pytest.raises(BotError, match=re.escape(says)):
         make_bot(f"ismcts:{options}")
+
+
+def test_ismcts_takes_budgets_at_the_ends_of_their_ranges() -> None:
+    assert budget_of(make_bot("ismcts-v1:time=600")) == Budget(seconds=600)
+    assert budget_of(make_bot("ismcts-v1:iterations=100000")) == Budget(iterations=100_000)
 
 
 @pytest.mark.parametrize(("options", "says"), [
     ("time=-1", "time=-1: give seconds"), ("time=0", "from 0.001 to 600"),
     ("time=nan", "time=nan"), ("time=inf", "time=inf"), ("time=1e308", "to 600"),
-    ("iterations=0", "at least 1 world"), ("win=1.5", "win=1.5: give the win's weight"),
+    ("iterations=0", "at least 1 world"), ("iterations=100001", "at most 100,000"),
+    ("win=1.5", "win=1.5: give the win's weight"),
     ("win=-0.1", "from 0 to 1"), ("trust=-1", "trust=-1"), ("trust_near=nan", "trust_near"),
     ("scale=inf", "scale=inf"), ("shifts=nan", "shifts=nan"), ("shifts=-1/99", "-30 to 30"),
     ("shifts=soon", "separated by '/'")])
@@ -97,6 +106,7 @@ def test_search_takes_options_at_the_ends_of_their_ranges() -> None:
     assert isinstance(bot, SearchBot)
     assert (bot.seconds, bot.win_weight, bot.trust, bot.shifts) == (600, 0, 0, (-30, 30))
     assert bot.tie == 10 and make_bot("hard").tie == 0  # type: ignore[attr-defined]
+    assert budget_of(make_bot("search:iterations=100000")) == Budget(iterations=100_000)
 
 
 def test_the_tiebreak_tells_apart_margins_the_clip_makes_equal(

@@ -53,6 +53,14 @@ class Bot(Protocol):
         ...
 
 
+MAX_SECONDS = 600.0
+"""The longest time budget a decision may have: ``time=inf`` (or a year) never answers."""
+
+MAX_ITERATIONS = 100_000
+"""The most iterations (sampled worlds, or tree iterations) a decision may have: at a
+millisecond or more each, a billion would never answer either."""
+
+
 @dataclass(frozen=True, slots=True)
 class Budget:
     """What one decision of a thinking bot may cost: iterations, or seconds of wall clock.

@@ -53,7 +53,14 @@ from dataclasses import replace
 from random import Random
 
 from noreturn.bots import plan
-from noreturn.bots.base import BotError, Budget, parse_options, register
+from noreturn.bots.base import (
+    MAX_ITERATIONS,
+    MAX_SECONDS,
+    BotError,
+    Budget,
+    parse_options,
+    register,
+)
 from noreturn.bots.candidates import candidates
 from noreturn.bots.inference import hand_weights
 from noreturn.engine import (
@@ -81,9 +88,6 @@ crowded server still answers."""
 
 MARGIN_SCALE = 60.0
 """Points of margin that count as much as half a win (clipped beyond)."""
-
-MAX_SECONDS = 600.0
-"""The longest budget a decision may have: ``time=inf`` (or a year) would never answer."""
 
 Policy = Callable[[GameState, Random], Decision]
 """A playout policy (``engine.playout``'s slot): the decision tuple for the seat to move."""
@@ -273,8 +277,9 @@ def _search(options: str) -> SearchBot:
                                      "shifts": str, "infer": int, "tie": float})
     seconds = checked(values, "time", 1.0, 1e-3, MAX_SECONDS, "seconds of CPU a decision")
     iterations = int(values["iterations"]) if "iterations" in values else None
-    if iterations is not None and iterations < 1:
-        raise BotError(f"bot option iterations={iterations}: sample at least 1 world")
+    if iterations is not None and not 1 <= iterations <= MAX_ITERATIONS:
+        raise BotError(f"bot option iterations={iterations}: sample at least 1 world and "
+                       f"at most {MAX_ITERATIONS:,}")
     return SearchBot(seconds=seconds, iterations=iterations,
                      trust=checked(values, "trust", TRUST, 0, 100, "standard errors"),
                      win_weight=checked(values, "win", 0.5, 0, 1, "the win's weight"),

@@ -32,7 +32,14 @@ import time
 from collections.abc import Sequence
 from random import Random
 
-from noreturn.bots.base import BotError, Budget, parse_options, register
+from noreturn.bots.base import (
+    MAX_ITERATIONS,
+    MAX_SECONDS,
+    BotError,
+    Budget,
+    parse_options,
+    register,
+)
 from noreturn.bots.yardsticks import policy_v1 as policy
 from noreturn.bots.yardsticks.heuristic_v1 import HeuristicV1Bot
 from noreturn.engine import (
@@ -201,8 +208,10 @@ def _ismcts_v1(options: str) -> IsmctsV1Bot:
     values = parse_options(options, {"time": float, "iterations": int, "c": float})
     iterations = int(values["iterations"]) if "iterations" in values else None
     seconds, c = float(values.get("time", 1.0)), float(values.get("c", 0.7))
-    if not (0 < seconds < math.inf and (iterations is None or iterations > 0)
+    if not (0 < seconds <= MAX_SECONDS and (iterations is None or
+                                           0 < iterations <= MAX_ITERATIONS)
             and 0 <= c < math.inf):
-        raise BotError("ismcts-v1 options: time must be above 0 (seconds), iterations at "
-                       "least 1 and c a number from 0 up")
+        raise BotError(f"ismcts-v1 options: time must be above 0 and at most {MAX_SECONDS:g} "
+                       f"(seconds), iterations from 1 to {MAX_ITERATIONS:,} and c a number "
+                       "from 0 up")
     return IsmctsV1Bot(iterations=iterations, seconds=seconds, c=c)

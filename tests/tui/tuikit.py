@@ -74,6 +74,7 @@ async def play_to_the_end(pilot: Pilot[str], app: NoReturnApp) -> int:
     moves the person made (a whole game by keys checks there were many)."""
     moves = 0
     while not app.table.is_over():
+        assert app.is_running, "the app stopped: a fault in a handler (its traceback follows)"
         await pilot.press("h")
         if isinstance(app.hinted, Declare):
             await pilot.press("d", "y")

@@ -62,6 +62,29 @@ def test_a_move_number_of_any_length_or_script_is_refused_without_a_crash(
     assert mine == ["deal", "mulligan"]
 
 
+def test_each_turn_is_saved_so_a_killed_game_resumes_where_it_was(tmp_path: Path) -> None:
+    # A closed terminal or a killed process runs no handler: the record must already be
+    # on disk. SystemExit stands for it here (play_plain catches neither).
+    lines = iter(["", "1", "1"])
+
+    def read(_prompt: str) -> str:
+        line = next(lines, None)
+        if line is None:
+            raise SystemExit("the terminal was closed")
+        return line
+
+    table = LocalTable(make_seats(2, ["Ada"], ["greedy"]), seed=5, save_dir=tmp_path)
+    with pytest.raises(SystemExit):
+        PlainGame(table, read, lambda _: None).run()
+    (saved,) = tmp_path.glob("*.json")
+    mine = [e["type"] for e in json.loads(saved.read_text())["events"] if e["player"] == 0]
+    assert mine.count("exchange") == 2 and mine[:2] == ["deal", "mulligan"]
+    from noreturn.table.resume import resume_table  # noqa: PLC0415
+
+    resumed = resume_table(saved, tmp_path)
+    assert resumed.state.turns == table.state.turns and resumed.human_to_move()
+
+
 def test_a_fault_in_the_game_still_saves_the_game_so_far(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -239,6 +239,24 @@ def test_quit_asks_then_saves_the_game_so_far(tmp_path: Path) -> None:
     assert "result" not in record and check_record(record).valid
 
 
+def test_each_of_the_persons_turns_is_on_disk_before_the_game_ends(tmp_path: Path) -> None:
+    # A closed terminal window runs no quit handler: the record is written at each turn.
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await past_mulligan(pilot, app)
+        for _ in range(2):
+            await pilot.press("h", "enter")
+            await settle(pilot)
+        (saved,) = tmp_path.glob("*.json")
+        record = json.loads(saved.read_text())
+        assert check_record(record).valid and "result" not in record
+        assert len(record["events"]) == len(app.table.record()["events"])
+        mine = [e["type"] for e in record["events"] if e["player"] == 0]
+        assert mine[:2] == ["deal", "mulligan"]
+        assert len([kind for kind in mine[2:] if kind != "draw"]) >= 2  # the two moves
+
+    drive(new_app(tmp_path), body)
+
+
 @pytest.mark.parametrize("color", [True, False])
 def test_tiles_carry_letter_and_symbol_with_or_without_colour(tmp_path: Path,
                                                               color: bool) -> None:

@@ -21,6 +21,7 @@ What it guarantees:
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import secrets
@@ -52,7 +53,7 @@ from noreturn.engine import (
     view,
     why_illegal,
 )
-from noreturn.files import OutputDir
+from noreturn.files import OutputDir, OutputError
 from noreturn.records import RecordWriter, default_meta, write_record
 from noreturn.table.help import PersonHelp
 from noreturn.table.progress import BotMove, Progress, TurnNote
@@ -381,6 +382,14 @@ class LocalTable(PersonHelp):
         record = self.record()
         self.path = self._output.write(self._file, partial(write_record, record))
         return self.path
+
+    def save_progress(self) -> None:
+        """Save the game so far, quietly: the front ends call it at each person's turn, so
+        a closed terminal or a killed process loses at most the turn under way (``noreturn
+        play --resume`` goes on from there). A server's tables never call it (their moves
+        are in the database). A folder that fails is said by the next ``save``."""
+        with contextlib.suppress(OutputError):
+            self.save()
 
     @property
     def save_note(self) -> str | None:

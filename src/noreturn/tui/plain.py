@@ -91,6 +91,7 @@ class PlainGame:
             seat = table.to_move()
             if seat is None:
                 break
+            table.save_progress()  # (a closed terminal loses at most this turn)
             self._hand_over(seat)
             self._show_log(seat)
             self._turn(seat)

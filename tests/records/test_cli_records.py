@@ -98,6 +98,17 @@ def test_validate_a_folder_is_an_error_not_a_crash(tmp_path: Path) -> None:
                                    f"name a record file"]
 
 
+def test_a_file_larger_than_any_record_is_refused_unread(tmp_path: Path) -> None:
+    # /dev/zero never ends: read whole, it took all the memory; a huge file too.
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as file:
+        file.truncate(16 * 2**20 + 1)
+    code, lines = run("validate", str(huge), "/dev/zero")
+    assert code == 1
+    assert lines == [f"ERROR {path}: cannot read {path}: it is larger than 16 MB, and no game "
+                     "record is; name a record file" for path in (huge, "/dev/zero")]
+
+
 def test_validate_generated_games(tmp_path: Path) -> None:
     paths = []
     for i, rules in enumerate(VARIANTS[:6]):

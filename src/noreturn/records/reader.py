@@ -20,6 +20,10 @@ from noreturn.records.writer import FORMAT, VERSION, Record
 REQUIRED_KEYS = ("format", "version", "rules", "players", "start_player", "events")
 OPTIONAL_KEYS = ("meta", "result")
 PLAYER_KINDS = ("human", "bot")
+MAX_RECORD_BYTES = 16 * 2**20
+"""The largest file read as a record. The longest game of the largest rules (18,414 tiles
+leaving one a turn) makes a few megabytes; a larger file is no record, and reading it
+whole (or ``/dev/zero``, which never ends) would take the memory."""
 
 
 class RecordError(NoReturnError):
@@ -95,8 +99,15 @@ def check_header(data: Any) -> Rules:
 
 
 def _read_text(path: Path) -> str:
+    """The file's text, read at most ``MAX_RECORD_BYTES`` far (``RecordError`` beyond)."""
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            data = file.read(MAX_RECORD_BYTES + 1)
+        if len(data) > MAX_RECORD_BYTES:
+            raise RecordError(f"cannot read {path}: it is larger than "
+                              f"{MAX_RECORD_BYTES // 2**20} MB, and no game record is; "
+                              "name a record file")
+        return data.decode("utf-8")
     except FileNotFoundError:
         raise RecordError(f"cannot read {path}: no such file; check the path") from None
     except IsADirectoryError:

@@ -56,7 +56,7 @@ def test_random_keys_and_resizes_leave_a_game_that_ends_with_a_valid_record(
     tmp_path: Path, seed: int, players: int,
 ) -> None:
     async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
-        turns = await press_at_random(pilot, app, Random(seed), 300)
+        turns = await press_at_random(pilot, app, Random(seed), 200)
         assert turns > 0  # the keys played, not only opened and closed screens
         for _ in range(5):  # close what the keys left open (a dialog, the rules, ...)
             if app.screen is app.screen_stack[0] or isinstance(app.screen, EndScreen):

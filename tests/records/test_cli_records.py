@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from recordkit import VARIANTS, recorded_game
 from typer.testing import CliRunner
 
@@ -107,6 +110,29 @@ def test_a_file_larger_than_any_record_is_refused_unread(tmp_path: Path) -> None
     assert code == 1
     assert lines == [f"ERROR {path}: cannot read {path}: it is larger than 16 MB, and no game "
                      "record is; name a record file" for path in (huge, "/dev/zero")]
+
+
+def test_a_save_that_fails_midway_leaves_the_record_before_it_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The play commands save a game again at every turn: a full disk (or a kill) in the
+    # middle of a write must not leave half a record where the last turn's was.
+    first, later = recorded_game(VARIANTS[0], 1).record, recorded_game(VARIANTS[1], 2).record
+    path = write_record(first, tmp_path / "game.json")
+    before = path.read_text(encoding="utf-8")
+    real = Path.write_text
+
+    def half_then_full(self: Path, text: str, *args: Any, **kwargs: Any) -> int:
+        real(self, text[: len(text) // 2], *args, **kwargs)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", half_then_full)
+    with pytest.raises(OSError, match="No space left"):
+        write_record(later, path)
+    monkeypatch.undo()
+    assert path.read_text(encoding="utf-8") == before
+    assert [p.name for p in tmp_path.iterdir()] == ["game.json"]  # no temporary file left
+    assert write_record(later, path).read_text(encoding="utf-8") != before
 
 
 def test_validate_generated_games(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -132,7 +133,17 @@ def dumps(record: Record) -> str:
 
 
 def write_record(record: Record, path: str | Path) -> Path:
-    """Write ``record`` to ``path`` as JSON; returns the path."""
+    """Write ``record`` to ``path`` as JSON; returns the path.
+
+    The text goes to a temporary file beside it that then takes its name (``os.replace``,
+    atomic): a game saved again at every turn must never be left half written, by a full
+    disk or a process killed in the middle, over the turn before.
+    """
     target = Path(path)
-    target.write_text(dumps(record), encoding="utf-8")
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(dumps(record), encoding="utf-8")
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
     return target

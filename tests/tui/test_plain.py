@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from noreturn.table import LocalTable, make_seats
+from noreturn.table.resume import resume_table
 from noreturn.tui.plain import HELP, PlainGame, QuitError, run_plain
 
 
@@ -79,8 +80,6 @@ def test_each_turn_is_saved_so_a_killed_game_resumes_where_it_was(tmp_path: Path
     (saved,) = tmp_path.glob("*.json")
     mine = [e["type"] for e in json.loads(saved.read_text())["events"] if e["player"] == 0]
     assert mine.count("exchange") == 2 and mine[:2] == ["deal", "mulligan"]
-    from noreturn.table.resume import resume_table  # noqa: PLC0415
-
     resumed = resume_table(saved, tmp_path)
     assert resumed.state.turns == table.state.turns and resumed.human_to_move()
 

@@ -82,9 +82,8 @@ class NoReturnApp(TableDisplay):
         seat = table.to_move()
         if table.human_to_move():
             table.save_progress()  # (a closed terminal loses at most this turn)
-        if table.human_to_move() and seat is not None and (
-                seat != self.shown or not self.revealed):
-            self._hand_over(seat)
+            if seat is not None and (seat != self.shown or not self.revealed):
+                self._hand_over(seat)
         self.redraw()
         if table.bot_to_move():
             self._schedule_bot()

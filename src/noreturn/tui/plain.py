@@ -19,6 +19,7 @@ from noreturn.engine import (
     NoReturnError,
     NotationError,
     Rules,
+    is_number,
     make_tile,
     parse_action,
     parse_tile,
@@ -146,7 +147,7 @@ class PlainGame:
         if answer is not None:
             self.write(answer)
             return None
-        if line.isascii() and line.isdigit():  # ("²".isdigit(), but int() refuses it)
+        if is_number(line):
             return self._numbered(line)
         if self.table.state.stage == MULLIGAN and (not line or word in ("keep", "none")):
             return Mulligan(())
@@ -197,11 +198,12 @@ class PlainGame:
         """The move numbered ``digits`` in the list ``?`` shows. A number too long for any
         list is refused by its length (``int`` of 5,000 digits raises, and costs)."""
         actions = self.table.legal_actions()
-        if len(digits) > NUMBER_DIGITS or int(digits) >= len(actions):
+        number = int(digits) if len(digits) <= NUMBER_DIGITS else len(actions)
+        if number >= len(actions):
             shown = digits if len(digits) <= NUMBER_DIGITS else digits[:NUMBER_DIGITS] + "..."
             raise NoReturnError(_("there is no move {number}: type ? to list them").format(
                 number=shown))
-        return actions[int(digits)]
+        return actions[number]
 
 
 def tracker_lines(table: LocalTable, seat: int) -> list[str]:

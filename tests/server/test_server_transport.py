@@ -155,6 +155,29 @@ def test_deep_json_in_a_body_is_a_clear_400(client: TestClient) -> None:
     assert len(answer.content) < 500
 
 
+@pytest.mark.parametrize(("body", "said"), [
+    (b'{"token": "\xff\xfe"}', "the body is not UTF-8 text (byte 0xff at position 11)"),
+    (b'{"token": ' + b"9" * 5000 + b"}", "a number of more than 4,300 digits"),
+])
+def test_a_body_json_cannot_read_is_a_400_that_says_why(client: TestClient, body: bytes,
+                                                        said: str) -> None:
+    """FastAPI's own answer was "There was an error parsing the body", whatever the cause."""
+    table_id, _tokens = create(client, SEATS)
+    answer = client.post(f"/api/tables/{table_id}/join", content=body,
+                         headers={"content-type": "application/json"})
+    assert answer.status_code == 400
+    assert said in answer.json()["detail"]
+    assert client.get(f"/api/tables/{table_id}").json()["seats"][0]["joined"] is False
+
+
+def test_other_http_errors_keep_their_answers(client: TestClient) -> None:
+    """The handler that explains unreadable bodies leaves every other error as it was."""
+    answer = client.get("/api/tables/no-such-table")
+    assert answer.status_code == 404 and "no-such-table" in answer.json()["detail"]
+    assert client.post("/api/tables/x/join", content=b"{",
+                       headers={"content-type": "application/json"}).status_code in (404, 422)
+
+
 # ------------------------------------------------------------------ seat requests
 def test_seat_requests_are_capped_per_address_when_configured(tmp_path: Path) -> None:
     app = create_app(f"sqlite:///{tmp_path / 'seats.db'}", seat_limit_per_minute=3)

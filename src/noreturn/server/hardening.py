@@ -10,6 +10,9 @@ and an outside probe).
   request (a 50 MB name came back as a 50 MB answer). A key the client sent, in ``loc``, is
   shortened, and shown escaped if it holds a lone surrogate (``"\\ud800"``, not encodable
   in UTF-8), as is any number too large for a float (``1e400`` is infinity).
+- A body FastAPI's JSON reader cannot take for another reason than bad JSON gets a 400
+  that says why (bytes that are not UTF-8, a number of more than 4,300 digits), not only
+  "There was an error parsing the body" (``unparsable_body``).
 - Every answer carries a strict ``Content-Security-Policy`` (the pages load their scripts,
   styles and WebSocket from this server only, and no page may frame them) and the older
   ``X-Frame-Options: DENY``; see ``SafeHeaders``.
@@ -22,12 +25,16 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from noreturn.server.limits import MAX_BODY
@@ -77,6 +84,29 @@ async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
                "msg": str(error.get("msg", "")), "type": str(error.get("type", ""))}
               for error in errors]
     return JSONResponse({"detail": json_safe(detail)}, status_code=422)
+
+
+def unreadable_reason(cause: BaseException | None) -> str | None:
+    """What is wrong with a body FastAPI could not parse (``cause``: the error its JSON
+    reader raised), or None when there is nothing more to say than its own answer."""
+    if isinstance(cause, UnicodeDecodeError):
+        return (f"the body is not UTF-8 text (byte 0x{cause.object[cause.start]:02x} at "
+                f"position {cause.start}): send JSON encoded as UTF-8")
+    if isinstance(cause, ValueError) and "integer string conversion" in str(cause):
+        return (f"the body holds a number of more than {sys.get_int_max_str_digits():,} "
+                "digits: no field of this API takes one")
+    return None
+
+
+async def unparsable_body(request: Request, exc: Exception) -> Response:
+    """A 400 that says what is wrong with a body FastAPI's JSON reader could not take
+    (bytes that are not UTF-8, a number too long to convert), where FastAPI says only
+    "There was an error parsing the body"; every other HTTP error as FastAPI answers it."""
+    assert isinstance(exc, StarletteHTTPException)
+    reason = unreadable_reason(exc.__cause__) if exc.status_code == 400 else None
+    if reason is None:
+        return await http_exception_handler(request, exc)
+    return JSONResponse({"detail": reason}, status_code=400)
 
 
 class BodyTooLargeError(HTTPException):
@@ -220,6 +250,7 @@ def harden(app: FastAPI) -> None:
     """Install every fix on ``app``: the handlers, then the middleware (the last added is
     the outermost: the headers go on every answer, a 413 included)."""
     app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(StarletteHTTPException, unparsable_body)
     app.add_exception_handler(413, body_too_large)
     app.add_middleware(AllowHeader, schema_of=app)
     app.add_middleware(BodyCap)
@@ -227,4 +258,5 @@ def harden(app: FastAPI) -> None:
 
 
 __all__ = ["CSP", "AllowHeader", "BodyCap", "BodyTooLargeError", "SafeHeaders",
-           "body_too_large", "harden", "json_safe", "validation_error"]
+           "body_too_large", "harden", "json_safe", "unparsable_body", "unreadable_reason",
+           "validation_error"]

@@ -228,6 +228,10 @@ def test_rules_parse_reads_key_value_text() -> None:
         ("colors=-1", ["colors must be"]),
         ("hand_size=0", ["hand_size must be"]),
         ("colors=1,max_value=4,copies=2", ["must hold more tiles than players x hand_size"]),
+        ("colors=" + "9" * 5000, ["colors has a number of 5,000 digits"]),  # int() refused
+        ("copies=-" + "9" * 10, ["copies has a number of 10 digits"]),
+        ("colors=0000000000003,players=5", ["players must be"]),  # leading zeros are no size
+        ("x" * 5000, ["'xxx", "...' is not KEY=NUMBER"]),
     ],
 )
 def test_bad_rules_text_raises_rules_error(text: str, words: list[str]) -> None:
@@ -235,6 +239,7 @@ def test_bad_rules_text_raises_rules_error(text: str, words: list[str]) -> None:
         Rules.parse(text)
     for word in words:
         assert word in str(caught.value)
+    assert len(str(caught.value)) < 200  # a long text is quoted by its start
 
 
 def test_rules_from_dict_needs_players() -> None:

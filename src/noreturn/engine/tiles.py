@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
-from noreturn.engine.errors import NotationError, RulesError
+from noreturn.engine.errors import NotationError, RulesError, shortened
 
 COLOUR_LETTERS = "ROYGBP"
 COLOUR_NAMES = ("red", "orange", "yellow", "green", "blue", "purple")
@@ -20,6 +20,9 @@ VALUE_BITS = 5
 VALUE_MASK = (1 << VALUE_BITS) - 1
 MAX_SUPPORTED_VALUE = VALUE_MASK
 MAX_SUPPORTED_HAND = 12  # the action encoding numbers subsets of the hand: 2**hand_size ids
+RULE_DIGITS = 9
+"""The most digits a ``--rules`` number is converted from: every size is far smaller, and
+``int`` of thousands of digits raises an error of its own rather than the rules'."""
 
 
 def make_tile(colour: int, value: int) -> int:
@@ -226,8 +229,12 @@ class Rules:
         values: dict[str, Any] = dict(base)
         for part in filter(None, (p.strip() for p in text.split(","))):
             key, sep, raw = part.partition("=")
-            if not sep or not is_number(raw.strip().removeprefix("-")):
-                raise RulesError(f"rules: {part!r} is not KEY=NUMBER, e.g. colors=3")
+            digits = raw.strip().removeprefix("-")
+            if not sep or not is_number(digits):
+                raise RulesError(f"rules: {shortened(part)!r} is not KEY=NUMBER, e.g. colors=3")
+            if len(digits.lstrip("0")) > RULE_DIGITS:  # int() refuses thousands of digits
+                raise RulesError(f"rules: {shortened(key.strip())} has a number of "
+                                 f"{len(digits.lstrip('0')):,} digits: no size is that large")
             values[key.strip()] = int(raw)
         values.setdefault("players", 2)
         return cls.from_dict(values)

@@ -70,3 +70,26 @@ def test_the_history_speaks_german_when_asked(tmp_path: Path) -> None:
     said = " ".join(result.output.split())
     assert "Spiele nach Gegnern" in said and "1 unbeendete Spiele" in said
     assert "games by opponents" not in said
+
+
+def test_a_name_with_a_path_in_it_keeps_the_plot_in_the_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "games"
+    table = LocalTable(make_seats(2, ["../Ada"], ["easy"]), seed=1, save_dir=folder)
+    while not table.is_over():
+        table.run_bots()
+        if not table.is_over():
+            assert table.try_action(table.hint()[0]) is None
+    table.save()
+    result = CliRunner().invoke(app, ["history", "--dir", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert (folder / "history-.._Ada.png").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games"]  # nothing beside it
+
+
+def test_an_unknown_name_of_any_length_is_said_shortened(tmp_path: Path) -> None:
+    """A 100,000-character name was echoed whole, and wrapping it took rich a minute."""
+    _games(tmp_path)
+    result = CliRunner().invoke(app, ["history", "--dir", str(tmp_path), "--name", "Z" * 100_000])
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    assert "no finished games of ZZZZ" in said and len(said) < 400, said[:500]

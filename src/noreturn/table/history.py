@@ -9,6 +9,7 @@ named, never a reason to fail: a folder may hold other things.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -139,6 +140,12 @@ def plot_history(history: History, person: str, path: Path) -> Path:
     return path
 
 
+def file_part(name: str) -> str:
+    """``name`` as part of a file name: a path separator (``../x`` would put the plot in
+    another folder) or a control character as ``_``."""
+    return re.sub(r"[/\\\x00-\x1f\x7f]", "_", name)
+
+
 def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
     """Print each person's results by opponents (or ``person``'s), and plot the first
     one's margins over time; the exit code (1: no finished game in ``folder``)."""
@@ -156,7 +163,8 @@ def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
     people = [person] if person else history.people()
     if not history.games or (person and person not in history.people()):
         none = (_("no finished games of {name} in {folder}") if person
-                else _("no finished games in {folder}")).format(name=person, folder=folder)
+                else _("no finished games in {folder}")).format(
+                    name=shown_name(person, 0), folder=folder)
         console.print(none + _(": play one with `noreturn play` (or give --dir, the folder "
                                "your records are in)"))
         return 1
@@ -173,7 +181,7 @@ def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
     if history.unfinished:
         console.print(_("{n} unfinished games (newest: {path})").format(
             n=len(history.unfinished), path=history.unfinished[-1]))
-    target = plot or folder / f"history-{people[0]}.png"
+    target = plot or folder / f"history-{file_part(people[0])}.png"
     try:
         drawn = plot_history(history, people[0], target)
         console.print(_("plot of {name}'s games: {path}").format(name=people[0], path=drawn))
@@ -183,4 +191,5 @@ def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
     return 0
 
 
-__all__ = ["History", "PastGame", "history_command", "load_history", "plot_history"]
+__all__ = ["History", "PastGame", "file_part", "history_command", "load_history",
+           "plot_history"]

@@ -134,15 +134,15 @@ def play(
     lang: LangOption = None,
 ) -> None:
     """Play a game in the terminal (the help above is the translated one)."""
-    from noreturn.table import make_seats  # noqa: PLC0415
+    from noreturn.table import SeatsError, make_seats  # noqa: PLC0415
     from noreturn.tui.play import play_command  # noqa: PLC0415 - keeps startup fast
 
     names = [n.strip() for n in seat_name.split(",") if n.strip()] or ["Ada"]
     specs = [b.strip() for b in bots.split(",") if b.strip()]
     try:
         make_seats(players, names, specs, hotseat)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--seat-name") from exc
+    except SeatsError as exc:
+        raise typer.BadParameter(str(exc), param_hint=exc.option) from exc
     raise typer.Exit(play_command(
         _rules(players, rules), names, specs, seed, hotseat=hotseat, color=not no_color,
         plain=plain, save_dir=save_dir, bot_delay=bot_delay,

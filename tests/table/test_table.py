@@ -9,8 +9,10 @@ from pathlib import Path
 from random import Random
 
 import pytest
+from typer.testing import CliRunner
 
 from noreturn.bots.switch import switch_advice
+from noreturn.cli import app
 from noreturn.engine import (
     Action,
     Declare,
@@ -25,7 +27,7 @@ from noreturn.engine import (
     parse_tile,
 )
 from noreturn.records import check_record
-from noreturn.table import LocalTable, Seat, make_seats
+from noreturn.table import LocalTable, Seat, SeatsError, make_seats
 
 SMALL = Rules(players=2, colors=3, max_value=6, copies=2, hand_size=5, exchange_limit=3)
 TILE = re.compile(r"\b[ROYGBP]\d{1,2}\b")
@@ -64,6 +66,20 @@ def test_make_seats_refuse_names_that_would_be_dropped_or_confused(
         players: int, names: list[str], hotseat: bool, says: str) -> None:
     with pytest.raises(ValueError, match=says.replace("(", r"\(").replace(")", r"\)")):
         make_seats(players, names, hotseat=hotseat)
+
+
+def test_more_bots_than_bot_seats_is_refused_naming_the_option() -> None:
+    """``--bots medium,hard`` at two players played medium alone, without a word."""
+    with pytest.raises(SeatsError, match="2 bots for one bot seat at 2 players") as caught:
+        make_seats(2, ["Ada"], ["medium", "hard"])
+    assert caught.value.option == "--bots"
+    with pytest.raises(SeatsError, match="4 bots for 2 bot seats at 3 players: give at most 2"):
+        make_seats(3, ["Ada"], ["easy"] * 4)
+    assert [s.bot for s in make_seats(3, ["Ada"], ["easy", "hard"])] == [None, "easy", "hard"]
+    assert all(s.human for s in make_seats(2, ["Ada"], ["easy", "hard"], hotseat=True))
+    said = " ".join(CliRunner().invoke(app, ["play", "--plain", "--bots", "medium,hard"])
+                    .output.split())
+    assert "Invalid value for --bots: 2 bots for one bot seat" in said
 
 
 def test_a_whole_game_against_bots_ends_with_a_valid_record(tmp_path: Path) -> None:
@@ -162,7 +178,7 @@ class _Answers:
 def test_a_bot_answer_counts_as_legal_by_value_not_only_by_identity(legal_copy: bool) -> None:
     """A bot's answer is checked against the legal actions (identity first, then value):
     an equal copy of one is played as it is; anything else goes to the fallback bot."""
-    table = LocalTable(make_seats(2, [], ["greedy", "greedy"]), SMALL, seed=4)
+    table = LocalTable(make_seats(2, [], ["greedy"]), SMALL, seed=4)
     seat = table.state.to_move
     table.bots[seat] = _Answers(legal_copy)
     legal = legal_actions(table.state)

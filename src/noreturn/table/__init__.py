@@ -11,11 +11,18 @@ the guided first game's prepared deal.
 from noreturn.table.help import ADVICE_SECONDS
 from noreturn.table.local import BotMove, LocalTable
 from noreturn.table.online import OnlineTable
-from noreturn.table.seats import BOT_NAMES, DEFAULT_BOT, Seat, default_save_dir, make_seats
+from noreturn.table.seats import (
+    BOT_NAMES,
+    DEFAULT_BOT,
+    Seat,
+    SeatsError,
+    default_save_dir,
+    make_seats,
+)
 from noreturn.table.tutorial import TUTORIAL_BOT, TUTORIAL_PLAYERS, TUTORIAL_SEED
 
 __all__ = [
     "ADVICE_SECONDS", "BOT_NAMES", "DEFAULT_BOT", "TUTORIAL_BOT", "TUTORIAL_PLAYERS",
-    "TUTORIAL_SEED", "BotMove", "LocalTable", "OnlineTable", "Seat", "default_save_dir",
-    "make_seats",
+    "TUTORIAL_SEED", "BotMove", "LocalTable", "OnlineTable", "Seat", "SeatsError",
+    "default_save_dir", "make_seats",
 ]

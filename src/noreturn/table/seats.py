@@ -46,6 +46,14 @@ class Seat:
         return {"name": self.name, "kind": "bot", "policy": self.bot}
 
 
+class SeatsError(ValueError):
+    """Seats that cannot be made as asked; ``option`` is the command-line option to change."""
+
+    def __init__(self, message: str, option: str = "--seat-name") -> None:
+        super().__init__(message)
+        self.option = option
+
+
 def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str] = (),
                hotseat: bool = False) -> list[Seat]:
     """The seats of a local game: people first, then bots.
@@ -53,21 +61,26 @@ def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str
     Without ``hotseat`` seat 0 is the one person and the others are bots, their specs
     cycled from ``bots`` (default ``medium``). With ``hotseat`` every seat is a person;
     missing names come from ``PERSON_NAMES``. More names than people is an error (a name
-    dropped without a word is a player left out), as are two people of one name.
+    dropped without a word is a player left out), as are two people of one name, and more
+    bots than bot seats (``--bots medium,hard`` at two players played medium alone).
 
     Raises:
-        ValueError: too many names, a name twice, or a name too long or with control
-            characters (``name_problem``); the message says what to change.
+        SeatsError: too many names or bots, a name twice, or a name too long or with
+            control characters (``name_problem``); the message says what to change.
     """
     people = players if hotseat else 1
     problem = next(filter(None, map(name_problem, names)), None)
     if problem:
-        raise ValueError(problem)
+        raise SeatsError(problem)
     if len(names) > people:
         where = f"{players} players" if hotseat else "one person against bots (or --hotseat)"
-        raise ValueError(f"{len(names)} names for {where}: give at most {people}")
+        raise SeatsError(f"{len(names)} names for {where}: give at most {people}")
     if len(set(names)) < len(names):
-        raise ValueError(f"a name is given twice in {', '.join(names)}: give each its own")
+        raise SeatsError(f"a name is given twice in {', '.join(names)}: give each its own")
+    if not hotseat and len(bots) > players - 1:
+        seats = "one bot seat" if players == 2 else f"{players - 1} bot seats"
+        raise SeatsError(f"{len(bots)} bots for {seats} at {players} players: give at most "
+                         f"{players - 1}, or more players (--players, up to 4)", "--bots")
     if hotseat:
         spare = [n for n in PERSON_NAMES if n not in names]
         return [Seat(names[i] if i < len(names) else spare[i - len(names)])
@@ -78,4 +91,5 @@ def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str
     return [Seat(human)] + [Seat(others[i], specs[i % len(specs)]) for i in range(players - 1)]
 
 
-__all__ = ["BOT_NAMES", "DEFAULT_BOT", "PERSON_NAMES", "Seat", "default_save_dir", "make_seats"]
+__all__ = ["BOT_NAMES", "DEFAULT_BOT", "PERSON_NAMES", "Seat", "SeatsError", "default_save_dir",
+           "make_seats"]

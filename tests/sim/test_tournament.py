@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import io
 import json
+import socket
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -269,3 +270,28 @@ def test_ray_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(importlib, "import_module", no_ray)
     with pytest.raises(BackendError, match=r"pip install 'noreturn\[ray\]'"):
         backends.import_ray()
+
+
+class _NoInit:
+    """A stand-in for the ``ray`` module whose ``init`` must not be reached."""
+
+    def init(self, **_options: Any) -> None:
+        raise AssertionError("ray.init was called for an address that does not answer")
+
+
+def test_a_ray_address_that_does_not_answer_is_said_at_once() -> None:
+    """``ray.init`` retried a dead address for minutes; the connection is tried first."""
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        alive = f"127.0.0.1:{listening.getsockname()[1]}"
+        assert backends.unreachable(alive) is None
+        assert backends.unreachable("ray://" + alive) is None
+    refused = backends.unreachable(alive, timeout=2)  # closed now
+    assert refused is not None and refused.startswith("nothing answers there")
+    assert backends.unreachable("auto") is None
+    for bad in ("x", "host:", ":6379", "host:99999", "host:port"):
+        assert str(backends.unreachable(bad)).startswith("not HOST:PORT"), bad
+    assert str(backends.unreachable("x" * 5000 + ":80")).startswith("nothing answers there")
+    with pytest.raises(BackendError, match=r"cannot reach a Ray cluster at '127\.0\.0\.1:"):
+        backends._init_ray(_NoInit(), 2, alive)

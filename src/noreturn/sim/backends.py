@@ -24,6 +24,7 @@ import logging
 import math
 import multiprocessing
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -45,6 +46,8 @@ WINDOW_PER_WORKER = 4
 
 CHUNKS_PER_CPU = 4
 MAX_CHUNK = 32
+REACH_SECONDS = 5.0
+"""How long a Ray address may take to accept a connection before it is called unreachable."""
 
 
 class BackendError(NoReturnError):
@@ -139,8 +142,34 @@ def import_ray() -> ModuleType:
         raise BackendError("the Ray backend needs Ray: pip install 'noreturn[ray]'") from exc
 
 
+def unreachable(address: str, timeout: float = REACH_SECONDS) -> str | None:
+    """Why nothing can be joined at ``address`` (a Ray head's ``HOST:PORT``, or a Ray
+    Client's ``ray://HOST:PORT``), or None: it accepts a connection, or it is one of the
+    words Ray resolves itself (``auto``, ``local``).
+
+    ``ray.init`` retries an address that does not answer for minutes, printing warnings; a
+    connection tried first says in seconds what is wrong."""
+    if address in ("auto", "local"):
+        return None
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    if not colon or not host or not port.isdecimal() or not 0 < int(port[:6]) < 65536:
+        return ("not HOST:PORT (a head's 10.0.0.5:6379, a Ray Client's "
+                "ray://10.0.0.5:10001, or auto)")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            return None
+    except (OSError, UnicodeError) as exc:  # a host name of a thousand letters: UnicodeError
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return f"nothing answers there ({reason or type(exc).__name__})"
+
+
 def _init_ray(ray: Any, workers: int, address: str | None) -> None:
     """Join the cluster at ``address``, or start a local instance with ``workers`` CPUs."""
+    problem = unreachable(address) if address else None
+    if address and problem:
+        raise BackendError(f"cannot reach a Ray cluster at {address[:80]!r}: {problem}; start "
+                           "one (ray start --head) and give its address, or leave out "
+                           "--address for a Ray on this machine")
     try:
         if address:
             ray.init(address=address, logging_level=logging.WARNING)

@@ -458,7 +458,7 @@ def serve(
     try:
         import uvicorn  # noqa: PLC0415 - keeps startup fast
 
-        from noreturn.server import create_app, default_db_url  # noqa: PLC0415
+        from noreturn.server import create_app, default_db_url, listen_problem  # noqa: PLC0415
         from noreturn.server.broadcast import BroadcastError  # noqa: PLC0415
         from noreturn.server.dbstart import shown_url  # noqa: PLC0415
         from noreturn.server.limits import WS_MAX_SIZE  # noqa: PLC0415
@@ -468,6 +468,8 @@ def serve(
                    "reinstall noreturn: pip install -e .", err=True)
         raise typer.Exit(1) from exc
 
+    if problem := listen_problem(host, port):
+        raise typer.BadParameter(problem, param_hint="--host")
     url = db or default_db_url()
     try:
         server_app = create_app(url, bot_delay=bot_delay, redis_url=redis,
@@ -484,11 +486,10 @@ def serve(
     except ValueError as exc:  # the database (dbstart.DatabaseSetupError): one line, no trace
         typer.echo(f"noreturn serve: {exc}", err=True)
         raise typer.Exit(2) from None
-    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     typer.echo(_("noreturn server: open http://{host}:{port}/ in a browser (database {db}"
                  "{redis}; Ctrl+C stops)").format(
-        host=shown, port=port, db=shown_url(url),
-        redis=_("; updates through Redis") if redis else ""))
+        host="localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host, port=port,
+        db=shown_url(url), redis=_("; updates through Redis") if redis else ""))
     # Client messages are a few hundred bytes: a small frame limit keeps floods cheap.
     # Per-message deflate costs CPU on every state and saves little on loopback or LAN.
     uvicorn.run(server_app, host=host, port=port, log_level="info", ws_max_size=WS_MAX_SIZE,

@@ -49,6 +49,19 @@ def test_serve_refuses_a_database_it_cannot_use() -> None:
     assert "sqlite" in result.output
 
 
+@pytest.mark.parametrize("host", ["x" * 5000, "a..b", ""])  # refused with no DNS asked
+def test_serve_refuses_a_host_it_cannot_listen_on_before_opening_anything(
+        host: str, tmp_path: Path) -> None:
+    """uvicorn resolved the host only at its bind, after the database was made: a name of
+    5,000 letters ended the server with a traceback, others with uvicorn's errno line."""
+    result = CliRunner().invoke(app, ["serve", "--host", host,
+                                      "--db", f"sqlite:///{tmp_path / 'never.db'}"])
+    assert result.exit_code == 2
+    said = " ".join(result.output.split())
+    assert "Invalid value for --host: cannot listen on" in said and "127.0.0.1" in said
+    assert len(said) < 600 and not list(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("option", [
     ["--idle-hours", "1e308"], ["--lobby-hours", "87601"], ["--takeover-after", "inf"],
     ["--extra-turn-seconds", "1000000000000"]])

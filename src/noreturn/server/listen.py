@@ -1,0 +1,23 @@
+"""Where ``noreturn serve`` listens: the address checked before anything starts."""
+
+from __future__ import annotations
+
+import socket
+
+
+def listen_problem(host: str, port: int) -> str | None:
+    """Why the server cannot listen on ``host``, or None if the address resolves.
+
+    uvicorn resolves the host only when it binds, after the database is opened: a name
+    that does not resolve ended the server with uvicorn's "[Errno -2] Name or service not
+    known", and one of a thousand letters with a traceback (the idna codec's)."""
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return (f"cannot listen on {host[:80]!r}: {reason}; give an address of this machine "
+                "(127.0.0.1: this machine only, 0.0.0.0: every network it is on)")
+    return None
+
+
+__all__ = ["listen_problem"]

@@ -251,15 +251,19 @@ def test_same_counts_several_names_as_one_bot(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
-    (["--against", "b"], "--against needs --bot"),
+    (["--against", "b"], "--bot and --against go together"),
+    (["--bot", "nobody"], "--bot and --against go together"),  # was ignored without a word
     (["--bot", "nobody", "--against", "b"], "no bot 'nobody' in these runs; they hold A, b"),
+    (["--bot", "b", "--against", "b"], "--bot and --against name the same bot, 'b'"),
+    (["--bot", "x" * 5000, "--against", "b"], "no bot 'xxxxxxxxxx"),  # cut: see below
+    (["--same", "B=A"], "--same B=...: no bot 'B' in these runs; they hold A, b"),  # a typo
 ])
 def test_the_command_says_what_is_wrong(tmp_path: Path, arguments: list[str],
                                         message: str) -> None:
     path = hand_made(tmp_path / "r.json", TWO_DEALS)
     result = runner.invoke(app, ["compare", str(path), *arguments])
     assert result.exit_code == 2
-    assert message in result.output
+    assert message in result.output and len(result.output) < 300
 
 
 def test_the_plot_is_drawn_and_the_json_stays_one_object(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from random import Random
 from typing import Any
 
 from noreturn.engine import NoReturnError
+from noreturn.engine.errors import shortened
 from noreturn.records.names import has_control
 from noreturn.sim.stats import (
     Z95,
@@ -182,6 +183,20 @@ def parse_same(pairs: Sequence[str]) -> dict[str, str]:
     return aliases
 
 
+def unknown_aliases(runs: Sequence[Run], aliases: Mapping[str, str]) -> None:
+    """Check that every ``NAME`` of ``--same NAME=BOT`` plays in one of ``runs`` (by name
+    or spec): a typo there would leave the bot it meant apart, without a word.
+
+    Raises:
+        CompareError: a name that is in none of the runs, with the names they hold.
+    """
+    present = {key for run in runs for pair in run.names.items() for key in pair}
+    for name in aliases:
+        if name not in present:
+            raise CompareError(f"--same {shortened(name)}=...: no bot {shortened(name)!r} in "
+                               f"these runs; they hold {', '.join(known_names(runs))}")
+
+
 def renamed(run: Run, aliases: Mapping[str, str]) -> Run:
     """``run`` with each bot named in ``aliases`` counted as the bot it names: three hard
     seats named H1, H2 and H3 (a tournament refuses one spec twice) as one hard, or an
@@ -299,7 +314,7 @@ def outcomes(runs: Sequence[Run], bot: str) -> dict[GameKey, Outcome]:
                     "runs of other seeds, or compare them as two bots")
             found[key], where[key] = _outcome(game, seats), run.path
     if not found:
-        raise CompareError(f"no bot {bot!r} in these runs; they hold "
+        raise CompareError(f"no bot {shortened(bot)!r} in these runs; they hold "
                            f"{', '.join(known_names(runs))}")
     return found
 
@@ -348,4 +363,5 @@ def interval(difference: float, se: float) -> tuple[float, float]:
 
 
 __all__ = ["CompareError", "Outcome", "Paired", "Pooled", "Run", "interval", "known_names",
-           "load_run", "outcomes", "paired", "pooled"]
+           "load_run", "outcomes", "paired", "parse_same", "pooled", "renamed",
+           "unknown_aliases"]

@@ -12,6 +12,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from noreturn.engine.errors import shortened
 from noreturn.sim.compare import (
     RATING_METHOD,
     CompareError,
@@ -25,6 +26,7 @@ from noreturn.sim.compare import (
     parse_same,
     pooled,
     renamed,
+    unknown_aliases,
 )
 
 
@@ -38,10 +40,16 @@ def compare_command(paths: Sequence[Path], bot: str | None = None,
     console = console or Console()
     errors = errors or Console(stderr=True)
     try:
-        if against is not None and bot is None:
-            raise CompareError("--against needs --bot: the bot compared against it")
+        if (bot is None) != (against is None):
+            raise CompareError("--bot and --against go together: the two bots paired game "
+                               "by game (--bot hard --against medium)")
+        if bot is not None and bot == against:
+            raise CompareError(f"--bot and --against name the same bot, {shortened(bot)!r}: "
+                               "pair two different bots")
         aliases = parse_same(same or ())
-        runs = [renamed(load_run(path), aliases) for path in paths]
+        loaded = [load_run(path) for path in paths]
+        unknown_aliases(loaded, aliases)
+        runs = [renamed(run, aliases) for run in loaded]
         tallies = pooled(runs)
         pair = paired(outcomes(runs, bot), outcomes(runs, against)) if bot and against else None
     except CompareError as exc:

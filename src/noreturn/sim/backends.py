@@ -152,7 +152,7 @@ def unreachable(address: str, timeout: float = REACH_SECONDS) -> str | None:
     if address in ("auto", "local"):
         return None
     host, colon, port = address.removeprefix("ray://").rpartition(":")
-    if not colon or not host or not port.isdecimal() or not 0 < int(port[:6]) < 65536:
+    if not (colon and host and port.isdecimal() and len(port) <= 5 and 0 < int(port) < 65536):
         return ("not HOST:PORT (a head's 10.0.0.5:6379, a Ray Client's "
                 "ray://10.0.0.5:10001, or auto)")
     try:

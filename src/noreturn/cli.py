@@ -250,7 +250,7 @@ class Backend(StrEnum):
 PairedSeed = Annotated[int, typer.Option(help="base seed; deal d uses the bag of (seed, d)")]
 SizeRules = Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=5")]
 Workers = Annotated[int | None, typer.Option(
-    min=1, help="processes (default: every core); 1 plays in this process")]
+    min=1, help="processes (default: every core; at most 4 a core); 1 plays in this process")]
 BackendChoice = Annotated[Backend, typer.Option(help="local cores or a Ray cluster")]
 RayAddress = Annotated[str | None, typer.Option(
     help="Ray cluster to join (default: start a local Ray)")]
@@ -384,7 +384,7 @@ def review(
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object (docs/review.md)")
                        ] = False,
     workers: Annotated[int | None, typer.Option(
-        min=1, help="processes (default: every core); 1 works in this process")] = None,
+        min=1, help="processes (default: every core; at most 4 a core); 1 works here")] = None,
     seed: Annotated[int, typer.Option(help="seed of the sampled worlds")] = 0,
 ) -> None:
     """Judge every decision of a recorded game from what its seat knew: the best move

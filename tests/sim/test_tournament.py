@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import io
 import json
+import os
 import socket
 from collections import defaultdict
 from pathlib import Path
@@ -35,6 +36,8 @@ from noreturn.sim.tournament import (
 )
 
 runner = CliRunner()
+TOO_MANY = backends.PER_CORE * (os.cpu_count() or 1) + 1
+"""One worker more than ``--workers`` allows on this machine."""
 
 SMALL = "colors=3,max_value=6,hand_size=4"
 """A variant whose games last a millisecond or so."""
@@ -202,9 +205,12 @@ def test_cli_runs_with_two_worker_processes(tmp_path: Path) -> None:
     (["--bots", "random", "--records"], "--records needs --out"),
     (["--bots", "random", "--rules", "colors=0"], "colors"),
     (["--bots", "random", "--games", "1000000000"], "less than or equal to 1000000"),
+    (["--bots", "random,greedy", "--games", "20", "--workers", str(TOO_MANY)],
+     f"--workers {TOO_MANY}: at most {TOO_MANY - 1} on this machine"),
 ])
 def test_cli_refuses_bad_settings(args: list[str], message: str) -> None:
-    """A billion games used to build a schedule of a billion tasks, gigabytes in memory."""
+    """A billion games used to build a schedule of a billion tasks, gigabytes in memory;
+    ``--workers 100000`` started a process for each game."""
     result = runner.invoke(app, ["tournament", "--games", "2", *args])
     assert result.exit_code == 2, result.output
     assert message in result.output
@@ -270,6 +276,19 @@ def test_ray_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(importlib, "import_module", no_ray)
     with pytest.raises(BackendError, match=r"pip install 'noreturn\[ray\]'"):
         backends.import_ray()
+
+
+def test_every_command_with_workers_refuses_more_than_four_a_core(tmp_path: Path) -> None:
+    assert backends.workers_problem(None) is None
+    assert backends.workers_problem(TOO_MANY - 1) is None
+    said = f"--workers {TOO_MANY}: at most {TOO_MANY - 1} on this machine"
+    study = runner.invoke(app, ["study", "switch", "--games", "2", "--workers", str(TOO_MANY)])
+    assert study.exit_code == 2 and said in " ".join(study.output.split()), study.output
+    record = tmp_path / "game.json"
+    assert runner.invoke(app, ["simulate", "--games", "1", "--out", str(tmp_path)]).exit_code == 0
+    next(tmp_path.glob("*.json")).rename(record)
+    review = runner.invoke(app, ["review", str(record), "--workers", str(TOO_MANY)])
+    assert review.exit_code == 2 and said in " ".join(review.output.split()), review.output
 
 
 class _NoInit:

@@ -36,11 +36,11 @@ from dataclasses import dataclass
 from random import Random
 
 from noreturn.analysis.evaluate import STOP, Budget, evaluate_moves, view_value
-from noreturn.analysis.points import DecisionPoint, DrawPoint, GameFacts, seat_points
+from noreturn.analysis.points import DecisionPoint, DrawPoint, GameFacts, ReviewError, seat_points
 from noreturn.bots.candidates import candidates
 from noreturn.engine import Action, Declare, View, legal_actions, sample_world
 from noreturn.records import Record
-from noreturn.sim.backends import run_local
+from noreturn.sim.backends import run_local, workers_problem
 
 DEFAULT_PLAYOUTS = 500
 """Playouts per decision by default: both seats of a two-player game in about a minute on
@@ -228,8 +228,11 @@ def review_record(record: Record, seats: Sequence[int] | None = None, *,
     once (``StoppedError``).
 
     Raises:
-        ReviewError: the record cannot be reviewed (see ``points.seat_points``).
+        ReviewError: the record cannot be reviewed (see ``points.seat_points``), or
+            ``workers`` is more than this machine takes (``workers_problem``).
     """
+    if problem := workers_problem(workers):
+        raise ReviewError(problem)
     budget = budget or Budget(playouts=DEFAULT_PLAYOUTS)
     game, points = seat_points(record, seats)
     jobs = [job for seat in points for job in _jobs(seat.decisions, seat.draws, budget, seed)]

@@ -46,6 +46,9 @@ WINDOW_PER_WORKER = 4
 
 CHUNKS_PER_CPU = 4
 MAX_CHUNK = 32
+PER_CORE = 4
+"""Worker processes a core may be given (``--workers``): more would only share the cores,
+each holding its own bots, and ``--workers 100000`` started one process per game."""
 REACH_SECONDS = 5.0
 """How long a Ray address may take to accept a connection before it is called unreachable."""
 
@@ -62,6 +65,16 @@ def execute(
     if backend == "ray":
         return run_ray(tasks, fn, workers, address)
     return run_local(tasks, fn, workers)
+
+
+def workers_problem(workers: int | None) -> str | None:
+    """Why ``workers`` processes are too many for this machine (``PER_CORE`` a core), or
+    None; None is "every core"."""
+    cores = os.cpu_count() or 1
+    if workers is not None and workers > PER_CORE * cores:
+        return (f"--workers {workers}: at most {PER_CORE * cores} on this machine ({cores} "
+                f"cores, {PER_CORE} processes each); more would only share the cores")
+    return None
 
 
 def run_local(tasks: Sequence[T], fn: Callable[[T], R], workers: int) -> Iterator[R]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from noreturn.bots import Deck, make_bot, play_game
 from noreturn.bots.declare_at import TRIGGER_KINDS, DeclareAt, Trigger
 from noreturn.engine import NoReturnError, Rules
-from noreturn.sim.backends import execute
+from noreturn.sim.backends import execute, workers_problem
 from noreturn.sim.tournament import BACKENDS
 
 DEFAULT_GRIDS: dict[int, dict[str, tuple[float, ...]]] = {
@@ -199,6 +199,8 @@ def check_study(settings: StudySettings) -> None:
                          "--turns or --points (or leave them at their defaults)")
     if settings.games < 1 or (settings.workers is not None and settings.workers < 1):
         raise StudyError("--games and --workers must be at least 1")
+    if problem := workers_problem(settings.workers):
+        raise StudyError(problem)
     if settings.backend not in BACKENDS:
         raise StudyError(f"backend {settings.backend!r}: use one of {', '.join(BACKENDS)}")
     if any(t.kind not in TRIGGER_KINDS for t in settings.triggers):

@@ -30,7 +30,7 @@ from noreturn.bots.base import display_name, name_after_game
 from noreturn.engine import NoReturnError, Rules, compiled
 from noreturn.files import OutputDir
 from noreturn.records import Record, write_record
-from noreturn.sim.backends import execute
+from noreturn.sim.backends import execute, workers_problem
 from noreturn.sim.stats import (
     bradley_terry_elo,
     margin_of,
@@ -196,6 +196,8 @@ def check_settings(settings: Settings) -> None:
         raise TournamentError(f"backend {settings.backend!r}: use one of {', '.join(BACKENDS)}")
     if settings.games < 1 or (settings.workers is not None and settings.workers < 1):
         raise TournamentError("games and workers must be at least 1")
+    if problem := workers_problem(settings.workers):
+        raise TournamentError(problem)
     for spec in settings.bots:
         make_bot(spec)
 

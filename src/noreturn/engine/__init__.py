@@ -60,6 +60,7 @@ from noreturn.engine.errors import (
     NotationError,
     Refusal,
     RulesError,
+    shortened,
 )
 from noreturn.engine.legal import (
     check,
@@ -159,6 +160,7 @@ __all__ = [
     "num_actions", "observe", "parse_action", "parse_tile", "payable_tail", "placeable",
     "placed_values", "playout", "refusal",
     "reshuffled", "resolve_chance", "rollout_action", "row_due", "row_dues", "row_limit",
-    "sample_world", "start_event", "texts_of", "tile_code", "tiles_text", "tiles_value",
+    "sample_world", "shortened", "start_event", "texts_of", "tile_code", "tiles_text",
+    "tiles_value",
     "to_action", "to_decision", "turns_taken", "value_of", "view", "why_illegal",
 ]

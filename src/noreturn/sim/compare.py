@@ -27,8 +27,7 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from noreturn.engine import NoReturnError
-from noreturn.engine.errors import shortened
+from noreturn.engine import NoReturnError, shortened
 from noreturn.records.names import has_control
 from noreturn.sim.stats import (
     Z95,

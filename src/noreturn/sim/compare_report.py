@@ -12,7 +12,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from noreturn.engine.errors import shortened
+from noreturn.engine import shortened
 from noreturn.sim.compare import (
     RATING_METHOD,
     CompareError,

@@ -281,6 +281,8 @@ def test_ray_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_every_command_with_workers_refuses_more_than_four_a_core(tmp_path: Path) -> None:
     assert backends.workers_problem(None) is None
     assert backends.workers_problem(TOO_MANY - 1) is None
+    assert backends.workers_problem(TOO_MANY, "ray") is not None  # a local Ray's CPUs
+    assert backends.workers_problem(TOO_MANY, "ray", "10.0.0.5:6379") is None  # its own
     said = f"--workers {TOO_MANY}: at most {TOO_MANY - 1} on this machine"
     study = runner.invoke(app, ["study", "switch", "--games", "2", "--workers", str(TOO_MANY)])
     assert study.exit_code == 2 and said in " ".join(study.output.split()), study.output

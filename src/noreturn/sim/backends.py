@@ -67,10 +67,14 @@ def execute(
     return run_local(tasks, fn, workers)
 
 
-def workers_problem(workers: int | None) -> str | None:
+def workers_problem(workers: int | None, backend: str = "local",
+                    address: str | None = None) -> str | None:
     """Why ``workers`` processes are too many for this machine (``PER_CORE`` a core), or
-    None; None is "every core"."""
+    None; None is "every core". A Ray cluster at ``address`` runs on its own CPUs, and
+    ``workers`` is not used there."""
     cores = os.cpu_count() or 1
+    if backend == "ray" and address:
+        return None
     if workers is not None and workers > PER_CORE * cores:
         return (f"--workers {workers}: at most {PER_CORE * cores} on this machine ({cores} "
                 f"cores, {PER_CORE} processes each); more would only share the cores")

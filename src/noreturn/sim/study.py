@@ -199,7 +199,7 @@ def check_study(settings: StudySettings) -> None:
                          "--turns or --points (or leave them at their defaults)")
     if settings.games < 1 or (settings.workers is not None and settings.workers < 1):
         raise StudyError("--games and --workers must be at least 1")
-    if problem := workers_problem(settings.workers):
+    if problem := workers_problem(settings.workers, settings.backend, settings.address):
         raise StudyError(problem)
     if settings.backend not in BACKENDS:
         raise StudyError(f"backend {settings.backend!r}: use one of {', '.join(BACKENDS)}")

@@ -196,7 +196,7 @@ def check_settings(settings: Settings) -> None:
         raise TournamentError(f"backend {settings.backend!r}: use one of {', '.join(BACKENDS)}")
     if settings.games < 1 or (settings.workers is not None and settings.workers < 1):
         raise TournamentError("games and workers must be at least 1")
-    if problem := workers_problem(settings.workers):
+    if problem := workers_problem(settings.workers, settings.backend, settings.address):
         raise TournamentError(problem)
     for spec in settings.bots:
         make_bot(spec)

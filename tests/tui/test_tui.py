@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from textual.pilot import Pilot
 from textual.widgets import Footer
 from tuikit import SMALL, drive, new_app, past_mulligan, play_to_the_end, settle, text
@@ -21,7 +22,14 @@ from noreturn.table import LocalTable, make_seats
 from noreturn.tui.app import NoReturnApp
 from noreturn.tui.moves import Target, candidates, hand_order, payments, tiles_of
 from noreturn.tui.screens import ConfirmScreen, EndScreen, HandoverScreen, LogScreen
-from noreturn.tui.widgets import CELL, HandView, MovePanel, PlayerPanel
+from noreturn.tui.widgets import (
+    CELL,
+    STATUS_NAME,
+    HandView,
+    MovePanel,
+    PlayerPanel,
+    status_name,
+)
 
 
 def test_a_whole_game_by_keys_ends_with_the_engines_scores(tmp_path: Path) -> None:
@@ -169,6 +177,20 @@ def test_the_table_fits_an_80_by_24_terminal(tmp_path: Path, players: int) -> No
 
     seats = make_seats(players, ["Ada"], ["greedy"])
     drive(new_app(tmp_path, seats, rules=Rules(players=players), seed=5), body, size=(80, 24))
+
+
+@pytest.mark.parametrize("name", ["W" * 40, "漢字" * 10])  # 40 cells either way
+def test_a_long_name_leaves_your_turn_on_the_top_line(tmp_path: Path, name: str) -> None:
+    """A name of 40 cells pushed "your turn (phase 1)" off an 80-column top line."""
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await past_mulligan(pilot, app)
+        top = text(app, "#status")
+        assert top.endswith("…, your turn (phase 1)") and cell_len(top) <= 80, top
+        assert cell_len(status_name(name)) <= STATUS_NAME
+        assert status_name("Ada") == "Ada"
+
+    drive(new_app(tmp_path, make_seats(2, [name], ["greedy"]), rules=Rules(players=2), seed=2),
+          body, size=(80, 24))
 
 
 @pytest.mark.parametrize("seed", [1, 2])  # Bob starts, Ada starts

@@ -7,6 +7,7 @@ its column, with fixed cell widths.
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -24,6 +25,9 @@ CELL = 7
 """Columns per hand tile: a face of 6 and a gap."""
 ROW_CELL = 3
 """Columns per value in a row."""
+STATUS_NAME = 12
+"""The most terminal cells of a name on the top line: "No Return · Beutel 0 · Zug 100 ·
+LETZTE RUNDE · " and ", dein Zug (Phase 2)" leave twelve of 80 (a name may have 40)."""
 
 
 class HandView(Static):
@@ -188,18 +192,26 @@ def _verdict(option: Candidate, color: bool) -> Text:
     return Text(mark + (option.problem or ""), style=style)
 
 
+def status_name(name: str) -> str:
+    """``name`` cut to ``STATUS_NAME`` terminal cells (a wide character takes two), so
+    that the rest of the top line ("your turn (phase 1)") stays on an 80-column screen."""
+    if cell_len(name) <= STATUS_NAME:
+        return name
+    return set_cell_size(name, STATUS_NAME - 1).rstrip() + "…"
+
+
 def status_text(seen: View, names: list[str], thinking: bool) -> Text:
     """The top line: bag, turn, the last round, and who is doing what."""
     if seen.is_over:
         doing = _("game over")
     elif thinking:
-        doing = _("{name} is thinking…").format(name=names[seen.to_move])
+        doing = _("{name} is thinking…").format(name=status_name(names[seen.to_move]))
     elif seen.my_turn and seen.seat is not None:
         doing = (_("{name}, your mulligan") if seen.stage is Stage.MULLIGAN
                  else _("{name}, your turn (phase {phase})")).format(
-            name=names[seen.seat], phase=seen.phases[seen.seat])
+            name=status_name(names[seen.seat]), phase=seen.phases[seen.seat])
     else:
-        doing = _("{name} to move").format(name=names[seen.to_move])
+        doing = _("{name} to move").format(name=status_name(names[seen.to_move]))
     last = " · " + _("LAST ROUND") if seen.ending else ""
     return Text(_("No Return · bag {bag} · turn {turn}").format(
         bag=seen.bag_count, turn=seen.turns + 1) + f"{last} · {doing}", style="bold")

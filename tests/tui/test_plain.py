@@ -48,6 +48,15 @@ def test_illegal_and_garbled_moves_are_explained_and_change_nothing(tmp_path: Pa
     assert "result" not in record
 
 
+@pytest.mark.parametrize("stop", ["q", "quit", "EXIT"])
+def test_q_quits_as_in_the_full_screen_game_at_the_mulligan_too(tmp_path: Path,
+                                                                 stop: str) -> None:
+    """At the mulligan "q" was read as a tile to set aside ("'q' is not a tile")."""
+    text, record = play_fed(f"{stop}\n", tmp_path)
+    assert "game stopped." in text and "is not a tile" not in text
+    assert [e["type"] for e in record["events"] if e["player"] == 0] == ["deal"]
+
+
 def test_a_move_number_of_any_length_or_script_is_refused_without_a_crash(
     tmp_path: Path,
 ) -> None:

@@ -45,7 +45,7 @@ Type a move, or a number from the list that ? shows:
   hint                  a suggested move and why;  undo  take back your last move (vs bots)
   switch                phase 1: declaring now against waiting, as sampled games end
   tiles                 how many of each tile you have not seen yet
-  rules                 the rules in brief;  quit  stop (the game so far is saved)
+  rules                 the rules in brief;  quit (q)  stop (the game so far is saved)
 At the mulligan, type the tiles to set aside (R3 B5) or press Enter to keep your hand.""")
 """The moves and questions a line may hold; shown through ``_()``."""
 RULES_BRIEF = N_("""\
@@ -160,7 +160,7 @@ class PlainGame:
 
     def _question(self, word: str, line: str) -> str | None:
         """The answer to a line that asks rather than moves, or None for a move."""
-        if word in ("quit", "exit"):
+        if word in ("quit", "exit", "q"):  # q: the full-screen game's key
             raise QuitError
         if word in ("help", "h"):
             return _(HELP)

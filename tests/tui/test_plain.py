@@ -165,6 +165,19 @@ def test_a_bot_delay_that_would_stall_the_game_is_refused(command: str, delay: s
     assert "Invalid value for '--bot-delay'" in " ".join(result.output.split())
 
 
+def test_the_tutorial_outside_a_terminal_says_where_to_run_it(tmp_path: Path) -> None:
+    """It wrote its full screen's escape codes into the pipe and ended at once."""
+    from typer.testing import CliRunner  # noqa: PLC0415 - only these tests need it
+
+    from noreturn.cli import app  # noqa: PLC0415
+
+    result = CliRunner().invoke(app, ["tutorial", "--save-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    said = " ".join(result.output.split())
+    assert "run `noreturn tutorial` in a terminal" in said and "\x1b[" not in result.output
+    assert not list(tmp_path.iterdir())
+
+
 def test_plain_hint_undo_and_tile_tracker(tmp_path: Path) -> None:
     text, record = play_fed("hint\ntiles\nundo\n\nundo\nquit\n", tmp_path, seed=7)
     assert "  hint: mulligan" in text

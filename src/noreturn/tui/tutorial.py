@@ -10,6 +10,7 @@ lessons follow the game, not a script, and the game is a real one that is saved.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,7 +143,12 @@ def tutorial_table(save_dir: Path | None = None) -> LocalTable:
 
 def run_tutorial(save_dir: Path | None = None, bot_delay: float = 0.6,
                  color: bool = True) -> int:
-    """Play the guided game full screen; the exit code."""
+    """Play the guided game full screen; the exit code (2: not in a terminal, where the
+    full-screen game wrote its escape codes into a pipe and ended at once)."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(_("the tutorial is a full-screen game: run `noreturn tutorial` in a terminal "
+                "(or `noreturn play --plain` to play on line prompts)"), file=sys.stderr)
+        return 2
     table = tutorial_table(save_dir)
     TutorialApp(table, bot_delay, color).run()
     return 0

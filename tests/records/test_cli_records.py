@@ -112,6 +112,20 @@ def test_a_file_larger_than_any_record_is_refused_unread(tmp_path: Path) -> None
                      "record is; name a record file" for path in (huge, "/dev/zero")]
 
 
+def test_a_record_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """An editor that writes a UTF-8 byte order mark made the record "not JSON"."""
+    game = write_record(recorded_game(VARIANTS[0], 1).record, tmp_path / "game.json")
+    marked = tmp_path / "marked.json"
+    marked.write_bytes(b"\xef\xbb\xbf" + game.read_bytes())
+    code, lines = run("validate", str(marked))
+    assert code == 0 and lines[0].startswith(f"OK {marked}"), lines
+    assert not game.read_bytes().startswith(b"\xef\xbb\xbf")  # none is written
+    utf16 = tmp_path / "utf16.json"
+    utf16.write_bytes(game.read_text(encoding="utf-8").encode("utf-16"))
+    assert run("validate", str(utf16)) == (1, [f"ERROR {utf16}: cannot read {utf16}: not "
+                                               "UTF-8 text; a record is JSON text"])
+
+
 def test_a_save_that_fails_midway_leaves_the_record_before_it_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -107,7 +107,7 @@ def _read_text(path: Path) -> str:
             raise RecordError(f"cannot read {path}: it is larger than "
                               f"{MAX_RECORD_BYTES // 2**20} MB, and no game record is; "
                               "name a record file")
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a byte order mark, as some editors write, is no text
     except FileNotFoundError:
         raise RecordError(f"cannot read {path}: no such file; check the path") from None
     except IsADirectoryError:

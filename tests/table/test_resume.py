@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,43 @@ def test_a_record_with_a_name_of_escape_sequences_is_not_resumed(tmp_path: Path)
     record["players"][0]["name"] = "\x1b[2JAda"
     path.write_text(json.dumps(record))
     with pytest.raises(NoReturnError, match=r"seat 0's name .* holds control characters"):
+        resume_table(path)
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    ({"policy": None}, "seat 1 (Bea) is a bot, and the record does not say which"),
+    ({"policy": ""}, "seat 1 (Bea) is a bot, and the record does not say which"),
+    ({"policy": 7}, "seat 1 (Bea) is a bot, and the record does not say which"),
+])
+def test_a_bot_seat_that_does_not_say_which_bot_is_not_resumed(
+        tmp_path: Path, change: dict[str, object], says: str) -> None:
+    """A bot seat without a policy was resumed as the bot named 'None' ("no bot named
+    'None'"); other programs' records may leave the policy out."""
+    path = _half_game(tmp_path).save()
+    record = json.loads(path.read_text())
+    record["players"][1].update(change)
+    if change["policy"] is None:
+        del record["players"][1]["policy"]
+    path.write_text(json.dumps(record))
+    with pytest.raises(NoReturnError, match=re.escape(says)):
+        resume_table(path)
+
+
+def test_a_game_of_bots_alone_is_not_resumed_but_its_record_says_its_bots(
+        tmp_path: Path) -> None:
+    """A tournament's record (every seat a bot) resumed into a table nobody plays at; its
+    players now carry their specs as ``policy``, as a table's records do."""
+    folder = tmp_path / "run"
+    result = CliRunner().invoke(app, ["tournament", "--bots", "random,easy", "--games", "2",
+                                      "--workers", "1", "--out", str(folder), "--records"])
+    assert result.exit_code == 0, result.output
+    path = sorted((folder / "records").glob("*.json"))[0]
+    record = json.loads(path.read_text())
+    assert sorted(p["policy"] for p in record["players"]) == ["easy", "random"]
+    del record["result"]
+    record["events"] = record["events"][:12]
+    path.write_text(json.dumps(record))
+    with pytest.raises(NoReturnError, match="every seat is a bot, so nobody plays"):
         resume_table(path)
 
 

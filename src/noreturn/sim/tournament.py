@@ -209,6 +209,8 @@ def play_task(task: GameTask) -> GameSummary:
                        names=[display_name(spec) for spec in task.seats],
                        keep_record=task.keep_record)
     if result.record is not None:
+        for player, spec in zip(result.record["players"], task.seats, strict=True):
+            player["policy"] = spec  # as a table's record says which bot played a seat
         result.record["meta"]["tournament"] = {
             "game": task.game, "deal": task.deal, "deal_seed": task.deal_seed,
             "rotation": task.rotation, "bot_seed": task.bot_seed,

@@ -71,15 +71,24 @@ def record_seats(record: Record, path: Path) -> list[Seat]:
     characters (escape sequences drive the terminal they are shown in).
 
     Raises:
-        NoReturnError: such a seat; the message names it.
+        NoReturnError: such a seat, a bot seat that does not say which bot played it (a
+            record of other programs may leave out ``policy``), or no person at the table
+            at all; the message names it.
     """
+    if all(player.get("kind") != "human" for player in record["players"]):
+        raise NoReturnError(f"{path} cannot be resumed: every seat is a bot, so nobody plays "
+                            f"at this table; see the game with noreturn replay {path}")
     seats = []
     for seat, player in enumerate(record["players"]):
         name = str(player["name"])
-        bot = None if player.get("kind") == "human" else str(player.get("policy"))
+        policy = player.get("policy")
+        bot = None if player.get("kind") == "human" else policy
         if has_control(name):  # a long name (older versions took any) still resumes
             raise NoReturnError(f"{path} cannot be resumed: seat {seat}'s name {name!r} "
                                 "holds control characters")
+        if player.get("kind") != "human" and not (isinstance(policy, str) and policy):
+            raise NoReturnError(f"{path} cannot be resumed: seat {seat} ({name[:40]}) is a "
+                                "bot, and the record does not say which (its 'policy')")
         if bot is not None and EXTERNAL in bot:
             raise NoReturnError(
                 f"{path} cannot be resumed: seat {seat} ({name}) is played by an external "

@@ -201,6 +201,34 @@ def test_plain_hotseat_hands_the_keyboard_over(tmp_path: Path) -> None:
     assert "Ada was dealt 8 tiles" in bobs and "Ada set aside 1 tile and drew 1" in bobs
 
 
+def test_plain_hotseat_wipes_the_last_hand_before_the_next_person_comes(tmp_path: Path) -> None:
+    """In a terminal the last person's hand stood just above the hand-over prompt."""
+    table = LocalTable(make_seats(2, ["Ada", "Bob"], hotseat=True), seed=2, save_dir=tmp_path)
+    events: list[str] = []
+    answers = iter(["", "1", "", "1", "", "quit"])
+
+    def read(prompt: str) -> str:
+        events.append(prompt)
+        return next(answers)
+
+    def write(line: str) -> None:
+        events.append(line)
+
+    with pytest.raises(QuitError):
+        PlainGame(table, read, write, clear=lambda: events.append("CLEAR")).run()
+    handovers = [i for i, e in enumerate(events) if e.startswith("-- pass the keyboard")]
+    assert len(handovers) == 3
+    assert events[handovers[0] - 1] != "CLEAR"  # nobody's hand was shown yet
+    assert all(events[i - 1] == "CLEAR" for i in handovers[1:])
+    solo = LocalTable(make_seats(2, ["Ada"], ["greedy"]), seed=2, save_dir=tmp_path)
+    cleared: list[int] = []
+    lines = iter(["", "1", "quit"])
+    with pytest.raises(QuitError):
+        PlainGame(solo, lambda _prompt: next(lines), lambda _line: None,
+                  clear=lambda: cleared.append(1)).run()
+    assert not cleared  # one person: nothing to hide from anyone
+
+
 def test_plain_switch_weighs_declaring_against_waiting_in_phase_1_only(tmp_path: Path) -> None:
     lines = iter(["switch", "", "switch", "declare", "y", "switch", "quit"])
     out: list[str] = []

@@ -7,6 +7,7 @@ itself is a ``LocalTable``, shared with the full-screen app; this module only as
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -57,8 +58,9 @@ colour worth at least their sum. Refill to 8 after each turn. When the bag runs 
 round is finished. Score = your score pile minus the tiles still in your rows.""")
 """The rules in one paragraph; shown through ``_()``."""
 
-__all__ = ["HELP", "RULES_BRIEF", "PlainGame", "QuitError", "default_save_dir", "line_reader",
-           "play_plain", "run_plain", "save_report", "tracker_lines", "wants_again"]
+__all__ = ["HELP", "RULES_BRIEF", "PlainGame", "QuitError", "clear_terminal", "default_save_dir",
+           "line_reader", "play_plain", "run_plain", "save_report", "tracker_lines",
+           "wants_again"]
 
 
 class QuitError(Exception):
@@ -69,12 +71,14 @@ class PlainGame:
     """Asks the people at a ``LocalTable`` for their moves on text lines."""
 
     def __init__(self, table: LocalTable, read: Callable[[str], str],
-                 write: Callable[[str], None], advice_worlds: int | None = None) -> None:
+                 write: Callable[[str], None], advice_worlds: int | None = None,
+                 clear: Callable[[], None] | None = None) -> None:
         """Play ``table`` reading lines with ``read(prompt)`` and writing with ``write``;
-        ``advice_worlds`` fixes the switch advisor's budget (None: its default time)."""
+        ``advice_worlds`` fixes the switch advisor's budget (None: its default time);
+        ``clear`` wipes the screen and its scrollback at a hot seat's hand-over."""
         self.table = table
         self.advice_worlds = advice_worlds
-        self.read, self.write = read, write
+        self.read, self.write, self.clear = read, write, clear
         self.hotseat = len(table.humans) > 1
         self._shown = dict.fromkeys(table.humans, 0)  # log lines each person has seen
         self._last_person: int | None = None
@@ -100,8 +104,11 @@ class PlainGame:
             self._show_log(seat)
 
     def _hand_over(self, seat: int) -> None:
-        """In a hot-seat game, let the next person take the keyboard before their hand shows."""
+        """In a hot-seat game, let the next person take the keyboard before their hand shows,
+        the last person's hand wiped from the terminal first (it stood just above)."""
         if self.hotseat and seat != self._last_person:
+            if self.clear is not None and self._last_person is not None:
+                self.clear()
             self.read(_("-- pass the keyboard to {name}, then press Enter --").format(
                 name=self.table.names[seat]))
         self._last_person = seat
@@ -251,8 +258,10 @@ def line_reader(stdin: TextIO | None, write: Callable[[str], None]) -> Callable[
 def play_plain(table: LocalTable, stdin: TextIO | None = None,
                write: Callable[[str], None] = print) -> int:
     """Play ``table`` on text lines (``stdin``, or the terminal); saves the record at the end."""
+    on_terminal = stdin is None and write is print and sys.stdout.isatty()
     try:
-        PlainGame(table, line_reader(stdin, write), write).run()
+        PlainGame(table, line_reader(stdin, write), write,
+                  clear=clear_terminal if on_terminal else None).run()
     except (QuitError, EOFError, KeyboardInterrupt):
         write(_("game stopped."))
     except Exception:
@@ -262,6 +271,13 @@ def play_plain(table: LocalTable, stdin: TextIO | None = None,
         write("\n".join([_("final scores:"), *(f"  {line}" for line in table.result_lines())]))
     write(save_report(table))
     return 0
+
+
+def clear_terminal() -> None:
+    """Wipe the terminal: the screen and its scrollback (``ESC [3J``, where the terminal
+    knows it), so that a hot seat's next person cannot scroll back to a hand."""
+    sys.stdout.write("\x1b[H\x1b[2J\x1b[3J")
+    sys.stdout.flush()
 
 
 def wants_again(table: LocalTable, stdin: TextIO | None = None,

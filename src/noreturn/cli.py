@@ -157,9 +157,7 @@ def _to_resume(resume: bool, record: Path | None, save_dir: Path | None) -> Path
     if record is not None and not resume:
         raise typer.BadParameter(f"to go on with {record}, say --resume {record}",
                                  param_hint="RECORD")
-    if not resume:
-        return None
-    if record is not None:
+    if not resume or record is not None:  # (without --resume there is no record here)
         return record
     try:
         return newest_record(save_dir or default_save_dir())

@@ -232,9 +232,10 @@ class Rules:
             digits = raw.strip().removeprefix("-")
             if not sep or not is_number(digits):
                 raise RulesError(f"rules: {shortened(part)!r} is not KEY=NUMBER, e.g. colors=3")
-            if len(digits.lstrip("0")) > RULE_DIGITS:  # int() refuses thousands of digits
+            length = len(digits.lstrip("0"))
+            if length > RULE_DIGITS:  # int() refuses thousands of digits
                 raise RulesError(f"rules: {shortened(key.strip())} has a number of "
-                                 f"{len(digits.lstrip('0')):,} digits: no size is that large")
+                                 f"{length:,} digits: no size is that large")
             values[key.strip()] = int(raw)
         values.setdefault("players", 2)
         return cls.from_dict(values)

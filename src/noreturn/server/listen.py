@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import socket
 
+from noreturn.engine import shortened
+
 
 def listen_problem(host: str, port: int) -> str | None:
     """Why the server cannot listen on ``host``, or None if the address resolves.
@@ -15,7 +17,7 @@ def listen_problem(host: str, port: int) -> str | None:
         socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (OSError, UnicodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return (f"cannot listen on {host[:80]!r}: {reason}; give an address of this machine "
+        return (f"cannot listen on {shortened(host)!r}: {reason}; give an address of this machine "
                 "(127.0.0.1: this machine only, 0.0.0.0: every network it is on)")
     return None
 

@@ -33,7 +33,7 @@ from itertools import islice
 from types import ModuleType
 from typing import Any, TypeVar
 
-from noreturn.engine import NoReturnError
+from noreturn.engine import NoReturnError, shortened
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -72,9 +72,9 @@ def workers_problem(workers: int | None, backend: str = "local",
     """Why ``workers`` processes are too many for this machine (``PER_CORE`` a core), or
     None; None is "every core". A Ray cluster at ``address`` runs on its own CPUs, and
     ``workers`` is not used there."""
-    cores = os.cpu_count() or 1
     if backend == "ray" and address:
         return None
+    cores = os.cpu_count() or 1
     if workers is not None and workers > PER_CORE * cores:
         return (f"--workers {workers}: at most {PER_CORE * cores} on this machine ({cores} "
                 f"cores, {PER_CORE} processes each); more would only share the cores")
@@ -184,8 +184,8 @@ def _init_ray(ray: Any, workers: int, address: str | None) -> None:
     """Join the cluster at ``address``, or start a local instance with ``workers`` CPUs."""
     problem = unreachable(address) if address else None
     if address and problem:
-        raise BackendError(f"cannot reach a Ray cluster at {address[:80]!r}: {problem}; start "
-                           "one (ray start --head) and give its address, or leave out "
+        raise BackendError(f"cannot reach a Ray cluster at {shortened(address)!r}: {problem}; "
+                           "start one (ray start --head) and give its address, or leave out "
                            "--address for a Ray on this machine")
     try:
         if address:

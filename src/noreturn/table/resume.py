@@ -17,7 +17,7 @@ from random import Random
 from noreturn.bots.match import Deck
 from noreturn.engine import Action, Draw, GameState, NoReturnError, ShuffledBag, reshuffled
 from noreturn.records import Record, check_header, check_record, read_record, replay_states
-from noreturn.records.names import has_control
+from noreturn.records.names import has_control, shown_name
 from noreturn.table.local import LocalTable
 from noreturn.table.seats import Seat
 
@@ -87,7 +87,8 @@ def record_seats(record: Record, path: Path) -> list[Seat]:
             raise NoReturnError(f"{path} cannot be resumed: seat {seat}'s name {name!r} "
                                 "holds control characters")
         if player.get("kind") != "human" and not (isinstance(policy, str) and policy):
-            raise NoReturnError(f"{path} cannot be resumed: seat {seat} ({name[:40]}) is a "
+            raise NoReturnError(f"{path} cannot be resumed: seat {seat} "
+                                f"({shown_name(name, seat)}) is a "
                                 "bot, and the record does not say which (its 'policy')")
         if bot is not None and EXTERNAL in bot:
             raise NoReturnError(

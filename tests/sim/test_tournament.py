@@ -199,6 +199,19 @@ def test_cli_runs_with_two_worker_processes(tmp_path: Path) -> None:
     assert without_timings(data) == without_timings(in_process)
 
 
+def test_the_workers_reported_are_the_processes_that_ran(tmp_path: Path) -> None:
+    """``--workers 3`` with two games starts two processes, and said "3 workers"."""
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["tournament", "--bots", "random,greedy", "--games", "2",
+                                 "--rules", SMALL, "--workers", "3", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "2 workers" in result.output and "3 workers" not in result.output
+    assert json.loads((out / "results.json").read_text(encoding="utf-8"))["workers"] == 2
+    assert [backends.processes(w, t) for w, t in ((1, 9), (4, 1), (4, 9), (8, 2))] == [
+        1, 1, 4, 2]
+    assert backends.processes(8, 2, "ray") == 8
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--bots", "random,nobody"], "no bot named 'nobody'"),
     (["--bots", "random,random"], "listed twice: results are counted per spec"),

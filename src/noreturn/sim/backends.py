@@ -67,6 +67,15 @@ def execute(
     return run_local(tasks, fn, workers)
 
 
+def processes(workers: int, tasks: int, backend: str = "local") -> int:
+    """The worker processes ``execute`` runs ``tasks`` tasks in with ``workers`` asked for:
+    on this machine never more than the tasks (``--workers 8`` with two games runs two),
+    and one, this process, for a single task; on Ray, what was asked for."""
+    if backend == "ray":
+        return workers
+    return 1 if workers <= 1 or tasks <= 1 else min(workers, tasks)
+
+
 def workers_problem(workers: int | None, backend: str = "local",
                     address: str | None = None) -> str | None:
     """Why ``workers`` processes are too many for this machine (``PER_CORE`` a core), or
@@ -83,11 +92,11 @@ def workers_problem(workers: int | None, backend: str = "local",
 
 def run_local(tasks: Sequence[T], fn: Callable[[T], R], workers: int) -> Iterator[R]:
     """Run on this machine's cores; ``workers == 1`` runs in this process."""
-    if workers <= 1 or len(tasks) <= 1:
+    if (count := processes(workers, len(tasks))) == 1:
         yield from map(fn, tasks)
         return
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=context,
+    with ProcessPoolExecutor(count, mp_context=context,
                              initializer=_leave_with_parent, initargs=(os.getpid(),)) as pool:
         try:
             yield from _windowed(pool, tasks, fn, workers * WINDOW_PER_WORKER)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from noreturn.bots import Deck, make_bot, play_game
 from noreturn.bots.declare_at import TRIGGER_KINDS, DeclareAt, Trigger
 from noreturn.engine import NoReturnError, Rules
-from noreturn.sim.backends import execute, workers_problem
+from noreturn.sim.backends import execute, processes, workers_problem
 from noreturn.sim.tournament import BACKENDS
 
 DEFAULT_GRIDS: dict[int, dict[str, tuple[float, ...]]] = {
@@ -255,7 +255,8 @@ def run_study(settings: StudySettings, on_game: Callable[[StudyGame], None] | No
         if on_game is not None:
             on_game(game)
     games.sort(key=lambda g: g.game)
-    return Study(settings, plan, games, time.perf_counter() - begin, workers)
+    return Study(settings, plan, games, time.perf_counter() - begin,
+                      processes(workers, len(plan.tasks), settings.backend))
 
 
 def by_condition(games: Sequence[StudyGame], conditions: int) -> list[list[StudyGame]]:

@@ -30,7 +30,7 @@ from noreturn.bots.base import display_name, name_after_game
 from noreturn.engine import NoReturnError, Rules, compiled
 from noreturn.files import OutputDir
 from noreturn.records import Record, write_record
-from noreturn.sim.backends import execute, workers_problem
+from noreturn.sim.backends import execute, processes, workers_problem
 from noreturn.sim.stats import (
     bradley_terry_elo,
     margin_of,
@@ -253,7 +253,8 @@ def run_tournament(
         if on_game is not None:
             on_game(summary)
     games.sort(key=lambda g: g.game)
-    return Tournament(settings, plan, games, time.perf_counter() - begin, workers)
+    return Tournament(settings, plan, games, time.perf_counter() - begin,
+                      processes(workers, len(plan.tasks), settings.backend))
 
 
 def record_name(game: int) -> str:

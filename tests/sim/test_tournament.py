@@ -313,6 +313,32 @@ class _NoInit:
         raise AssertionError("ray.init was called for an address that does not answer")
 
 
+class _Refusing:
+    """A stand-in for the ``ray`` module whose cluster answers and refuses the join, as a
+    head started by ``ray start --head`` (Ray 2.59 and later) refuses a client without
+    its token."""
+
+    def init(self, **_options: Any) -> None:
+        raise ConnectionError("Failed to connect to Ray cluster at 192.0.2.2:6390")
+
+
+def test_a_refused_join_says_how_to_send_the_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray's own error named no cause (the token was only in its log warnings)."""
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        alive = f"127.0.0.1:{listening.getsockname()[1]}"
+        monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+        with pytest.raises(BackendError, match="Failed to connect") as refused:
+            backends._init_ray(_Refusing(), 2, alive)
+        assert "RAY_AUTH_MODE=token" in str(refused.value)
+        assert "--address auto" in str(refused.value)
+        monkeypatch.setenv("RAY_AUTH_MODE", "token")  # sent, and refused all the same
+        with pytest.raises(BackendError) as refused:
+            backends._init_ray(_Refusing(), 2, alive)
+        assert "RAY_AUTH_MODE" not in str(refused.value)
+
+
 def test_a_ray_address_that_does_not_answer_is_said_at_once() -> None:
     """``ray.init`` retried a dead address for minutes; the connection is tried first."""
     with socket.socket() as listening:

@@ -202,7 +202,20 @@ def _init_ray(ray: Any, workers: int, address: str | None) -> None:
         else:
             ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.WARNING)
     except ConnectionError as exc:
-        raise BackendError(f"cannot reach the Ray cluster at {address!r}: {exc}") from exc
+        raise BackendError(f"cannot reach the Ray cluster at {shortened(str(address))!r}: "
+                           f"{exc}{_token_hint()}") from exc
+
+
+def _token_hint() -> str:
+    """What to try when a cluster that answers refuses to be joined and no token is sent:
+    since Ray 2.59 ``ray start --head`` asks for one, and a client joining by address
+    (rather than ``auto``) sends it only when told to (the README's Ray note)."""
+    if os.environ.get("RAY_AUTH_MODE") == "token":
+        return ""
+    return ("; a cluster that asks for a token (ray start --head does since Ray 2.59) is "
+            "joined with RAY_AUTH_MODE=token set and its token in RAY_AUTH_TOKEN or "
+            "~/.ray/auth_token (ray get-auth-token prints it), or on its own machine with "
+            "--address auto")
 
 
 def chunk_size(tasks: int, cpus: int) -> int:

@@ -176,7 +176,10 @@ def padded(positions: list[np.ndarray], mean: np.ndarray, scale: np.ndarray
 
 def train(args: argparse.Namespace) -> None:
     """Fit the network to hard's choices; print held-out agreement; save its weights."""
-    import torch  # noqa: PLC0415 - only this step needs it
+    try:
+        import torch  # noqa: PLC0415 - only this step needs it
+    except ImportError:
+        raise SystemExit("train needs PyTorch (CPU): pip install torch") from None
 
     torch.manual_seed(args.seed)
     positions, chosen = load(args.data)

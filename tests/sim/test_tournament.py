@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import io
 import json
 import os
 import socket
+import threading
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -339,8 +341,48 @@ def test_a_refused_join_says_how_to_send_the_token(monkeypatch: pytest.MonkeyPat
         assert "RAY_AUTH_MODE" not in str(refused.value)
 
 
-def test_a_ray_address_that_does_not_answer_is_said_at_once() -> None:
+def _answering(answer: bytes) -> tuple[socket.socket, str]:
+    """A listening socket whose one connection is answered with ``answer`` once it has
+    read the client's opening, and its address."""
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen()
+
+    def serve() -> None:
+        link, _ = listening.accept()
+        with link:
+            link.recv(64)
+            link.sendall(answer)
+            with contextlib.suppress(OSError):  # a reset when the client hangs up
+                link.recv(64)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listening, f"127.0.0.1:{listening.getsockname()[1]}"
+
+
+@pytest.mark.parametrize(("answer", "said"), [
+    (b"-ERR unknown command 'PRI'\r\n", "its answer begins \"-ERR unknown command 'PR\""),
+    (b"HTTP/1.1 400 Bad Request\r\n", "its answer begins 'HTTP/1.1 400 Bad Request'"),
+    (b"\x00\x00\x06\x04\x00\x00\x00\x00\x00", None),  # a gRPC server's SETTINGS frame
+    (b"\x15\x03\x03\x00\x02\x02\x46", None),  # a TLS alert: Ray with TLS may be there
+])
+def test_a_ray_address_at_another_service_is_said_at_once(answer: bytes, said: str | None) -> None:
+    """``--address 127.0.0.1:6379`` (Redis' port) left ``ray.init`` retrying for
+    minutes (five, when it was stopped): a service that answers HTTP/2's opening in text
+    is no Ray head."""
+    listening, address = _answering(answer)
+    with listening:
+        problem = backends.unreachable(address)
+    if said is None:
+        assert problem is None
+    else:
+        assert problem is not None and said in problem and "not as a Ray head" in problem
+
+
+def test_a_ray_address_that_does_not_answer_is_said_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """``ray.init`` retried a dead address for minutes; the connection is tried first."""
+    monkeypatch.setattr(backends, "GRPC_ANSWER_SECONDS", 0.2)  # silence: left to Ray
     with socket.socket() as listening:
         listening.bind(("127.0.0.1", 0))
         listening.listen()

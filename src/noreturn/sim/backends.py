@@ -51,6 +51,10 @@ PER_CORE = 4
 each holding its own bots, and ``--workers 100000`` started one process per game."""
 REACH_SECONDS = 5.0
 """How long a Ray address may take to accept a connection before it is called unreachable."""
+GRPC_ANSWER_SECONDS = 2.0
+"""How long the service at a Ray address may take to answer HTTP/2's opening."""
+HTTP2_OPENING = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes((0, 0, 0, 4, 0, 0, 0, 0, 0))
+"""An HTTP/2 client's connection preface and an empty SETTINGS frame (RFC 9113, 3.4)."""
 
 
 class BackendError(NoReturnError):
@@ -170,8 +174,8 @@ def import_ray() -> ModuleType:
 
 def unreachable(address: str, timeout: float = REACH_SECONDS) -> str | None:
     """Why nothing can be joined at ``address`` (a Ray head's ``HOST:PORT``, or a Ray
-    Client's ``ray://HOST:PORT``), or None: it accepts a connection, or it is one of the
-    words Ray resolves itself (``auto``, ``local``).
+    Client's ``ray://HOST:PORT``), or None: it accepts a connection and may be a Ray head
+    (``_not_grpc``), or it is one of the words Ray resolves itself (``auto``, ``local``).
 
     ``ray.init`` retries an address that does not answer for minutes, printing warnings; a
     connection tried first says in seconds what is wrong."""
@@ -182,11 +186,32 @@ def unreachable(address: str, timeout: float = REACH_SECONDS) -> str | None:
         return ("not HOST:PORT (a head's 10.0.0.5:6379, a Ray Client's "
                 "ray://10.0.0.5:10001, or auto)")
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
-            return None
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as link:
+            return _not_grpc(link)
     except (OSError, UnicodeError) as exc:  # a host name of a thousand letters: UnicodeError
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return f"nothing answers there ({reason or type(exc).__name__})"
+
+
+def _not_grpc(link: socket.socket) -> str | None:
+    """Why the service on ``link`` is no Ray head, or None: it may be one.
+
+    A head (and a Ray Client server) speaks gRPC, over HTTP/2, whose server answers the
+    client's opening with a binary frame; ``ray.init`` at another service's port, Redis'
+    6379 say, was still retrying after five minutes. A service that answers that opening in
+    text (Redis' "-ERR", HTTP/1's "HTTP/1.1", SSH's banner) is surely another; silence, a
+    closed connection or binary (TLS, gRPC) leave the judgement to Ray."""
+    link.settimeout(GRPC_ANSWER_SECONDS)
+    try:
+        link.sendall(HTTP2_OPENING)
+        answer = link.recv(24)
+    except OSError:
+        return None
+    if answer[:1].isalpha() or answer[:1] in (b"-", b"+"):  # (bytes: ASCII letters only)
+        shown = answer.decode("ascii", "replace").split("\r")[0]
+        return (f"something answers there, but not as a Ray head does (its answer begins "
+                f"{shown!r}): another service's port, such as Redis' 6379?")
+    return None
 
 
 def _init_ray(ray: Any, workers: int, address: str | None) -> None:

@@ -56,7 +56,24 @@ def test_a_resumed_game_is_the_saved_one_and_finishes_its_own_record(
     record = json.loads(saved.read_text())
     assert check_record(record).valid and "result" in record
     assert record["meta"]["reshuffled_at_events"][-1] == events
-    assert record["meta"]["seed"] == before.record()["meta"]["seed"]
+    assert "seed" not in record["meta"]  # the saved file had none: it told the draws to come
+
+
+def test_a_game_in_progress_is_saved_without_its_seed(tmp_path: Path) -> None:
+    """The file a person can open while playing must not tell the bag's order to come;
+    the finished game's record carries the seed again (it replays the deal)."""
+    table = _half_game(tmp_path, seed=918_273_645)
+    assert table.path is not None
+    saved = json.loads(table.path.read_text())
+    assert "seed" not in saved["meta"] and "seed" not in table.record()["meta"]
+    assert str(table.seed) not in table.path.read_text()
+    assert check_record(saved).valid
+    while not table.is_over():
+        table.run_bots()
+        if not table.is_over():
+            assert table.try_action(table.hint()[0]) is None
+    assert table.record()["meta"]["seed"] == table.seed
+    assert json.loads(table.save().read_text())["meta"]["seed"] == table.seed
 
 
 def test_finished_and_broken_records_are_not_resumed(tmp_path: Path) -> None:

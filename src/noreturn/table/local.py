@@ -363,8 +363,15 @@ class LocalTable(PersonHelp):
             rows=state.row_sum(seat)) for rank, seat, score in ranked]
 
     def record(self) -> dict[str, Any]:
-        """The game's record as it stands (with the result once the game is over)."""
-        return self._now.writer.record(self.state)
+        """The game's record as it stands (with the result once the game is over).
+
+        Before the end its ``meta`` leaves the deck's seed out: the game is saved at each of
+        the person's turns to a file they can open, and the seed tells the draws to come.
+        Resuming needs no seed (``resume``: the bag is shuffled afresh)."""
+        record = self._now.writer.record(self.state)
+        if not self.is_over():
+            record.get("meta", {}).pop("seed", None)  # (the record's meta is a copy)
+        return record
 
     def save(self) -> Path:
         """Write the record (again to the same file on later calls); returns its path.

@@ -256,7 +256,7 @@ def run_study(settings: StudySettings, on_game: Callable[[StudyGame], None] | No
             on_game(game)
     games.sort(key=lambda g: g.game)
     return Study(settings, plan, games, time.perf_counter() - begin,
-                      processes(workers, len(plan.tasks), settings.backend))
+                 processes(workers, len(plan.tasks), settings.backend))
 
 
 def by_condition(games: Sequence[StudyGame], conditions: int) -> list[list[StudyGame]]:

@@ -50,7 +50,8 @@ def test_the_history_command_prints_the_table_and_writes_the_plot(tmp_path: Path
     assert result.exit_code == 0, result.output
     said = " ".join(result.output.split())
     assert "games by opponents" in said and "medium" in said
-    assert "1 unfinished games" in said and "notes.json" in said
+    assert "1 unfinished game: " in said and "notes.json" in said
+    assert "noreturn play --resume" in said
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -68,7 +69,7 @@ def test_the_history_speaks_german_when_asked(tmp_path: Path) -> None:
                                       "--plot", str(tmp_path / "mine.png")])
     assert result.exit_code == 0, result.output
     said = " ".join(result.output.split())
-    assert "Spiele nach Gegnern" in said and "1 unbeendete Spiele" in said
+    assert "Spiele nach Gegnern" in said and "1 nicht beendetes Spiel: " in said
     assert "games by opponents" not in said
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from noreturn.engine import NoReturnError
 from noreturn.records import check_record, read_record
 from noreturn.records.names import shown_name
-from noreturn.text.lang import _
+from noreturn.text.lang import _, ngettext
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,10 @@ def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
                           f"{score:.1f}", f"{margin:+.1f}")
         console.print(table)
     if history.unfinished:
-        console.print(_("{n} unfinished games (newest: {path})").format(
+        console.print(ngettext(
+            "{n} unfinished game: {path} (noreturn play --resume goes on with it)",
+            "{n} unfinished games (the newest: {path}; noreturn play --resume goes on with "
+            "it)", len(history.unfinished)).format(
             n=len(history.unfinished), path=history.unfinished[-1]))
     target = plot or folder / f"history-{file_part(people[0])}.png"
     try:

@@ -214,6 +214,15 @@ def test_the_workers_reported_are_the_processes_that_ran(tmp_path: Path) -> None
     assert backends.processes(8, 2, "ray") == 8
 
 
+def test_counts_of_one_are_said_in_the_singular() -> None:
+    result = runner.invoke(app, ["tournament", "--bots", "random", "--games", "1",
+                                 "--rules", SMALL])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "1 game: 1 deal x 1 seating per deal (1 lineup of 2" in said
+    assert "1 game in " in said and ", 1 worker," in said
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--bots", "random,nobody"], "no bot named 'nobody'"),
     (["--bots", "random,random"], "listed twice: results are counted per spec"),

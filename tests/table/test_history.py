@@ -63,6 +63,15 @@ def test_no_finished_games_says_how_to_get_one(tmp_path: Path) -> None:
     assert not list(tmp_path.iterdir())
 
 
+def test_files_left_out_are_counted_in_good_english(tmp_path: Path) -> None:
+    (tmp_path / "notes.json").write_text("{}")
+    said = " ".join(CliRunner().invoke(app, ["history", "--dir", str(tmp_path)]).output.split())
+    assert "1 file in " in said and " is not a game record, left out: notes.json" in said
+    (tmp_path / "more.json").write_text("[]")
+    said = " ".join(CliRunner().invoke(app, ["history", "--dir", str(tmp_path)]).output.split())
+    assert "2 files in " in said and " are not game records, left out: " in said
+
+
 def test_the_history_speaks_german_when_asked(tmp_path: Path) -> None:
     _games(tmp_path)
     result = CliRunner().invoke(app, ["history", "--dir", str(tmp_path), "--lang", "de",

@@ -61,10 +61,9 @@ def tournament_command(
     console.print(results_table(tournament, stats))
     for line in forfeit_lines(tournament):
         console.print(line, style="yellow", markup=False, highlight=False)
-    console.print(f"{len(tournament.games)} games in {tournament.elapsed:.1f} s "
+    console.print(f"{counted(len(tournament.games), 'game')} in {tournament.elapsed:.1f} s "
                   f"({len(tournament.games) / max(tournament.elapsed, 1e-9):.1f} games/s), "
-                  f"backend {settings.backend}, {tournament.workers} "
-                  f"worker{'s' if tournament.workers > 1 else ''}, "
+                  f"backend {settings.backend}, {counted(tournament.workers, 'worker')}, "
                   f"{'compiled' if compiled() else 'pure Python'}")
     if out is not None:
         try:
@@ -78,11 +77,17 @@ def tournament_command(
     return 0
 
 
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, plural unless one: "1 deal", "2 deals"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def plan_text(settings: Settings, plan: Schedule) -> str:
     """How many games will be played and why: paired deals round the number up."""
     games = len(plan.tasks)
-    text = (f"{games} games: {plan.deals} deals x {plan.per_deal} seatings per deal "
-            f"({len(plan.lineups)} lineup{'s' if len(plan.lineups) > 1 else ''} of "
+    text = (f"{counted(games, 'game')}: {counted(plan.deals, 'deal')} x "
+            f"{counted(plan.per_deal, 'seating')} per deal "
+            f"({counted(len(plan.lineups), 'lineup')} of "
             f"{settings.players}, every rotation around the table)")
     if games != settings.games:
         text += f"; {settings.games} asked for, rounded up to whole paired deals"
@@ -136,7 +141,7 @@ def duration(seconds: float) -> str:
 def results_table(tournament: Tournament, stats: list[BotStats]) -> Table:
     """One row per bot: games, win rate with its interval, scores, margin, rating, speed."""
     settings = tournament.settings
-    table = Table(title=f"{len(tournament.games)} games, {settings.players} players, "
+    table = Table(title=f"{counted(len(tournament.games), 'game')}, {settings.players} players, "
                         f"rules {rules_text(settings.rules)}, seed {settings.seed}",
                   box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True,
                   caption=f"score, margin: means; margin = score - best other score; "
@@ -207,7 +212,7 @@ def _write_outputs(
 
     data = results_json(tournament, stats)
     results = out.write("results.json", lambda path: write_results(data, path))
-    title = (f"{len(tournament.games)} games, {tournament.settings.players} players, "
+    title = (f"{counted(len(tournament.games), 'game')}, {tournament.settings.players} players, "
              f"rules {rules_text(tournament.settings.rules)}")
     players = tournament.settings.players
     plot = out.write("tournament.png",

@@ -158,8 +158,11 @@ def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
         names = ", ".join(p.name for p in history.skipped[:3])
         more = (_(" and {n} more").format(n=len(history.skipped) - 3)
                 if len(history.skipped) > 3 else "")
-        console.print(_("{n} files in {folder} are not game records, left out: {names}").format(
-            n=len(history.skipped), folder=folder, names=names + more))
+        console.print(ngettext(
+            "{n} file in {folder} is not a game record, left out: {names}",
+            "{n} files in {folder} are not game records, left out: {names}",
+            len(history.skipped)).format(n=len(history.skipped), folder=folder,
+                                         names=names + more))
     people = [person] if person else history.people()
     if not history.games or (person and person not in history.people()):
         none = (_("no finished games of {name} in {folder}") if person

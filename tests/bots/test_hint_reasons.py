@@ -110,3 +110,19 @@ def test_small_steps_are_claimed_only_where_the_steps_are_small() -> None:
             small += max(steps) <= 2
             wide += max(steps) > 2
     assert small and wide, (small, wide)
+
+
+def test_a_score_counts_its_tiles_and_points_in_good_english() -> None:
+    """"score 1 of your red row for 1 points" read wrong (and "werte 1 Steine" in German)."""
+    said: dict[int, set[str]] = {1: set(), 2: set()}
+    for state in _states(2, range(3)):
+        seat = state.to_move
+        for action in legal_actions(state):
+            if isinstance(action, Score):
+                due = sum(state.rows[seat][action.row][-action.count:])
+                why = reason(state, action)
+                tiles = "1 tile" if action.count == 1 else f"{action.count} tiles"
+                points = "1 point," if due == 1 else f"{due} points,"
+                assert why.startswith(f"score {tiles} of your ") and f" for {points} " in why
+                said[min(action.count, 2)].add(why.split(" of ")[0])
+    assert said[1] and said[2], said

@@ -43,6 +43,7 @@ from noreturn.engine import (
     value_of,
 )
 from noreturn.text.lang import _, ngettext
+from noreturn.text.narrate import tiles_count
 from noreturn.text.refusals import colour_word
 
 SWITCH_WORLDS = {2: 0, 3: 24, 4: 24}
@@ -213,9 +214,10 @@ def _score_reason(state: GameState, action: Score) -> str:
         paid = _("paying {tiles} ({over} over)").format(tiles=pay, over=over)
     else:
         paid = _("paying {tiles}").format(tiles=pay)
-    return _("score {count} of your {colour} row for {points} points, {paid}: "
-             "{budget}").format(count=action.count, colour=colour_word(COLOUR_NAMES[action.row]),
-                                points=due, paid=paid, budget=_budget(state))
+    return _("score {tiles} of your {colour} row for {points}, {paid}: {budget}").format(
+        tiles=tiles_count(action.count), colour=colour_word(COLOUR_NAMES[action.row]),
+        points=ngettext("{n} point", "{n} points", due).format(n=due), paid=paid,
+        budget=_budget(state))
 
 
 def _thrown_in(pay: tuple[int, ...], due: int) -> tuple[int, ...]:

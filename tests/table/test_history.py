@@ -50,8 +50,9 @@ def test_the_history_command_prints_the_table_and_writes_the_plot(tmp_path: Path
     assert result.exit_code == 0, result.output
     said = " ".join(result.output.split())
     assert "games by opponents" in said and "medium" in said
-    assert "1 unfinished game: " in said and "notes.json" in said
-    assert "noreturn play --resume" in said
+    assert "1 unfinished game; go on with it: noreturn play --resume " in said
+    unfinished = [p for p in tmp_path.glob("game-*.json") if "result" not in p.read_text()]
+    assert f"--resume {unfinished[0]}" in said and "notes.json" in said
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -78,7 +79,7 @@ def test_the_history_speaks_german_when_asked(tmp_path: Path) -> None:
                                       "--plot", str(tmp_path / "mine.png")])
     assert result.exit_code == 0, result.output
     said = " ".join(result.output.split())
-    assert "Spiele nach Gegnern" in said and "1 nicht beendetes Spiel: " in said
+    assert "Spiele nach Gegnern" in said and "1 nicht beendetes Spiel; fortsetzen mit: noreturn play --resume " in said
     assert "games by opponents" not in said
 
 

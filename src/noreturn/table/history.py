@@ -10,6 +10,7 @@ named, never a reason to fail: a folder may hold other things.
 from __future__ import annotations
 
 import re
+import shlex
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -183,10 +184,11 @@ def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
         console.print(table)
     if history.unfinished:
         console.print(ngettext(
-            "{n} unfinished game: {path} (noreturn play --resume goes on with it)",
-            "{n} unfinished games (the newest: {path}; noreturn play --resume goes on with "
-            "it)", len(history.unfinished)).format(
-            n=len(history.unfinished), path=history.unfinished[-1]))
+            "{n} unfinished game; go on with it: noreturn play --resume {path}",
+            "{n} unfinished games; go on with the newest: noreturn play --resume {path}",
+            len(history.unfinished)).format(n=len(history.unfinished),
+                                            path=shlex.quote(str(history.unfinished[-1]))),
+            soft_wrap=True)  # a command to copy: the terminal wraps it, not rich
     target = plot or folder / f"history-{file_part(people[0])}.png"
     try:
         drawn = plot_history(history, people[0], target)

@@ -179,7 +179,8 @@ def train(args: argparse.Namespace) -> None:
     try:
         import torch  # noqa: PLC0415 - only this step needs it
     except ImportError:
-        raise SystemExit("train needs PyTorch (CPU): pip install torch") from None
+        raise SystemExit("train needs PyTorch: pip install torch (for the CPU build alone: "
+                         "--index-url https://download.pytorch.org/whl/cpu)") from None
 
     torch.manual_seed(args.seed)
     positions, chosen = load(args.data)

@@ -207,11 +207,12 @@ def test_the_workers_reported_are_the_processes_that_ran(tmp_path: Path) -> None
     result = runner.invoke(app, ["tournament", "--bots", "random,greedy", "--games", "2",
                                  "--rules", SMALL, "--workers", "3", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "2 workers" in result.output and "3 workers" not in result.output
+    said = " ".join(result.output.split())
+    assert "2 workers" in said and "3 workers" not in said
     assert json.loads((out / "results.json").read_text(encoding="utf-8"))["workers"] == 2
     assert [backends.processes(w, t) for w, t in ((1, 9), (4, 1), (4, 9), (8, 2))] == [
         1, 1, 4, 2]
-    assert backends.processes(8, 2, "ray") == 8
+    assert [backends.processes(w, t, "ray") for w, t in ((8, 2), (2, 9), (1, 1))] == [2, 2, 1]
 
 
 def test_counts_of_one_are_said_in_the_singular() -> None:
@@ -326,15 +327,37 @@ class _NoInit:
 
 class _Refusing:
     """A stand-in for the ``ray`` module whose cluster answers and refuses the join, as a
-    head started by ``ray start --head`` (Ray 2.59 and later) refuses a client without
-    its token."""
+    head of Ray 2.59 or later with a token set up refuses a client without it."""
 
     def init(self, **_options: Any) -> None:
         raise ConnectionError("Failed to connect to Ray cluster at 192.0.2.2:6390")
 
 
+class _RayError(Exception):
+    """A stand-in for ``ray.exceptions.RayError``."""
+
+
+class _NoToken:
+    """A stand-in for the ``ray`` module whose ``init`` raises a Ray error of its own, as
+    Ray 2.60 raises ``AuthenticationError`` when told to send a token it does not have."""
+
+    class exceptions:  # noqa: N801 - the module's attribute, as Ray names it
+        RayError = _RayError
+
+    def init(self, **_options: Any) -> None:
+        raise _RayError("no authentication token found")
+
+
 def test_a_refused_join_says_how_to_send_the_token(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Ray's own error named no cause (the token was only in its log warnings)."""
+    """Ray's own error named no cause (the token was only in its log warnings); its
+    errors of its own kind ended the command in a traceback."""
+    monkeypatch.setattr(backends, "GRPC_ANSWER_SECONDS", 0.2)  # silence: left to Ray
+    with pytest.raises(BackendError, match="cannot reach a local Ray") as refused:
+        backends._init_ray(_Refusing(), 2, None)
+    assert "RAY_AUTH_MODE" not in str(refused.value)  # nothing was joined by address
+    with pytest.raises(BackendError, match="cannot reach the Ray cluster at 'auto'") as refused:
+        backends._init_ray(_Refusing(), 2, "auto")
+    assert "RAY_AUTH_MODE" not in str(refused.value)  # auto finds the token itself
     with socket.socket() as listening:
         listening.bind(("127.0.0.1", 0))
         listening.listen()
@@ -348,6 +371,8 @@ def test_a_refused_join_says_how_to_send_the_token(monkeypatch: pytest.MonkeyPat
         with pytest.raises(BackendError) as refused:
             backends._init_ray(_Refusing(), 2, alive)
         assert "RAY_AUTH_MODE" not in str(refused.value)
+        with pytest.raises(BackendError, match="no authentication token found"):
+            backends._init_ray(_NoToken(), 2, alive)
 
 
 def _answering(answer: bytes) -> tuple[socket.socket, str]:
@@ -372,6 +397,8 @@ def _answering(answer: bytes) -> tuple[socket.socket, str]:
 @pytest.mark.parametrize(("answer", "said"), [
     (b"-ERR unknown command 'PRI'\r\n", "its answer begins \"-ERR unknown command 'PR\""),
     (b"HTTP/1.1 400 Bad Request\r\n", "its answer begins 'HTTP/1.1 400 Bad Request'"),
+    (b"220 mail.example ESMTP\r\n", "its answer begins '220 mail.example ESMTP'"),
+    (b'{"error": "bad request"}', "its answer begins '{\"error\": \"bad request\"}'"),
     (b"\x00\x00\x06\x04\x00\x00\x00\x00\x00", None),  # a gRPC server's SETTINGS frame
     (b"\x15\x03\x03\x00\x02\x02\x46", None),  # a TLS alert: Ray with TLS may be there
 ])

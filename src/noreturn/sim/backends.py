@@ -55,6 +55,10 @@ GRPC_ANSWER_SECONDS = 2.0
 """How long the service at a Ray address may take to answer HTTP/2's opening."""
 HTTP2_OPENING = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes((0, 0, 0, 4, 0, 0, 0, 0, 0))
 """An HTTP/2 client's connection preface and an empty SETTINGS frame (RFC 9113, 3.4)."""
+MAYBE_RAY_FIRST_BYTES = frozenset({0x00, *range(0x14, 0x19)})
+"""The first bytes of an answer that may come from a Ray head: an HTTP/2 frame (its length's
+high byte, 0 for a server's first SETTINGS frame) or a TLS record (content types 20-24,
+a head with TLS refusing a client without it)."""
 
 
 class BackendError(NoReturnError):
@@ -74,9 +78,10 @@ def execute(
 def processes(workers: int, tasks: int, backend: str = "local") -> int:
     """The worker processes ``execute`` runs ``tasks`` tasks in with ``workers`` asked for:
     on this machine never more than the tasks (``--workers 8`` with two games runs two),
-    and one, this process, for a single task; on Ray, what was asked for."""
+    and one, this process, for a single task; on Ray at most what was asked for, and never
+    more than the tasks either (how many CPUs a cluster lends is Ray's to say)."""
     if backend == "ray":
-        return workers
+        return max(1, min(workers, tasks))
     return 1 if workers <= 1 or tasks <= 1 else min(workers, tasks)
 
 
@@ -198,20 +203,21 @@ def _not_grpc(link: socket.socket) -> str | None:
 
     A head (and a Ray Client server) speaks gRPC, over HTTP/2, whose server answers the
     client's opening with a binary frame; ``ray.init`` at another service's port, Redis'
-    6379 say, was still retrying after five minutes. A service that answers that opening in
-    text (Redis' "-ERR", HTTP/1's "HTTP/1.1", SSH's banner) is surely another; silence, a
-    closed connection or binary (TLS, gRPC) leave the judgement to Ray."""
+    6379 say, was still retrying after five minutes. A service that answers that opening
+    otherwise (Redis' "-ERR", HTTP/1's "HTTP/1.1", SSH's or SMTP's banner) is surely
+    another; silence, a
+    closed connection, an HTTP/2 frame or a TLS record leave the judgement to Ray."""
     link.settimeout(GRPC_ANSWER_SECONDS)
     try:
         link.sendall(HTTP2_OPENING)
         answer = link.recv(24)
     except OSError:
         return None
-    if answer[:1].isalpha() or answer[:1] in (b"-", b"+"):  # (bytes: ASCII letters only)
-        shown = answer.decode("ascii", "replace").split("\r")[0]
-        return (f"something answers there, but not as a Ray head does (its answer begins "
-                f"{shown!r}): another service's port, such as Redis' 6379?")
-    return None
+    if not answer or answer[0] in MAYBE_RAY_FIRST_BYTES:
+        return None
+    shown = answer.decode("ascii", "replace").split("\r")[0]
+    return (f"something answers there, but not as a Ray head does (its answer begins "
+            f"{shown!r}): another service's port, such as Redis' 6379?")
 
 
 def _init_ray(ray: Any, workers: int, address: str | None) -> None:
@@ -221,23 +227,32 @@ def _init_ray(ray: Any, workers: int, address: str | None) -> None:
         raise BackendError(f"cannot reach a Ray cluster at {shortened(address)!r}: {problem}; "
                            "start one (ray start --head) and give its address, or leave out "
                            "--address for a Ray on this machine")
+    refused: tuple[type[Exception], ...] = (ConnectionError, *_ray_errors(ray))
     try:
         if address:
             ray.init(address=address, logging_level=logging.WARNING)
         else:
             ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.WARNING)
-    except ConnectionError as exc:
-        raise BackendError(f"cannot reach the Ray cluster at {shortened(str(address))!r}: "
-                           f"{exc}{_token_hint()}") from exc
+    except refused as exc:
+        where = f"the Ray cluster at {shortened(address)!r}" if address else "a local Ray"
+        raise BackendError(f"cannot reach {where}: {exc}{_token_hint(address)}") from exc
 
 
-def _token_hint() -> str:
-    """What to try when a cluster that answers refuses to be joined and no token is sent:
-    since Ray 2.59 ``ray start --head`` asks for one, and a client joining by address
-    (rather than ``auto``) sends it only when told to (the README's Ray note)."""
-    if os.environ.get("RAY_AUTH_MODE") == "token":
+def _ray_errors(ray: Any) -> tuple[type[Exception], ...]:
+    """Ray's own errors (``ray.exceptions.RayError``: a refused token among them), so that
+    they are said as a ``BackendError`` rather than a traceback."""
+    error = getattr(getattr(ray, "exceptions", None), "RayError", None)
+    return (error,) if isinstance(error, type) and issubclass(error, Exception) else ()
+
+
+def _token_hint(address: str | None) -> str:
+    """What to try when a cluster joined by address refuses the join and no token was
+    sent: a head of Ray 2.59 or later may ask for one (it does once a token is set up on
+    its machine), and a client joining by address, rather than ``auto``, sends it only
+    when told to (the README's Ray note)."""
+    if not address or address in ("auto", "local") or os.environ.get("RAY_AUTH_MODE") == "token":
         return ""
-    return ("; a cluster that asks for a token (ray start --head does since Ray 2.59) is "
+    return ("; a cluster that asks for a token (a head of Ray 2.59 or later may) is "
             "joined with RAY_AUTH_MODE=token set and its token in RAY_AUTH_TOKEN or "
             "~/.ray/auth_token (ray get-auth-token prints it), or on its own machine with "
             "--address auto")

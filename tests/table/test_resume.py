@@ -76,6 +76,14 @@ def test_a_game_in_progress_is_saved_without_its_seed(tmp_path: Path) -> None:
     assert json.loads(table.save().read_text())["meta"]["seed"] == table.seed
 
 
+def test_an_unseeded_game_draws_its_seed_beyond_a_search_of_every_32_bit_one() -> None:
+    """With at most 2**32 seeds, trying each against the draws a saved game shows would
+    give the bag's order back, though the file leaves the seed out."""
+    seeds = [LocalTable(make_seats(2, ["Ada"], ["easy"])).seed for _ in range(5)]
+    assert max(seeds) >= 2**32 and len(set(seeds)) == 5
+    assert all(0 <= seed < 2**53 for seed in seeds)  # kept exactly by JSON readers
+
+
 def test_finished_and_broken_records_are_not_resumed(tmp_path: Path) -> None:
     table = _half_game(tmp_path)
     while not table.is_over():

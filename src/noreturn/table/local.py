@@ -62,6 +62,11 @@ from noreturn.text.lang import N_, Later, _, words
 from noreturn.text.narrate import LAST_ROUND, narrate_game_over
 from noreturn.text.refusals import refusal_text
 
+SECRET_SEEDS = 2**53
+"""A game dealt without a given seed draws one below this: far too many to try each
+against the draws a saved game in progress shows (2**32 could be), and a whole number
+that JSON readers keep exactly (``meta.seed`` of the finished record)."""
+
 
 class LocalTable(PersonHelp):
     """One game at a local table; see the module docstring for what it guarantees.
@@ -87,7 +92,7 @@ class LocalTable(PersonHelp):
         self.rules = rules or Rules(players=len(self.seats))
         if self.rules.players != len(self.seats):
             raise NoReturnError(f"{len(self.seats)} seats for a {self.rules.players}-player game")
-        self.seed = seed if seed is not None else Random().randrange(2**32)
+        self.seed = seed if seed is not None else secrets.randbelow(SECRET_SEEDS)
         self.bots: list[Bot | None] = [None if s.human else make_bot(s.bot or "") for s in seats]
         self.save_dir = save_dir
         self.path: Path | None = None
@@ -288,7 +293,9 @@ class LocalTable(PersonHelp):
     # ------------------------------------------------------------ stored games
     def continue_file(self, path: Path, meta: dict[str, Any]) -> None:
         """Save to ``path`` from now on (a resumed game finishes its own record), with the
-        record's ``meta`` as it was, noting where the seed stopped telling the draws."""
+        record's ``meta`` as it was, noting where the bag was shuffled afresh (a file saved
+        before games in progress were saved without their seed still names one, which
+        tells the draws only up to there)."""
         self._output, self._file = OutputDir(path.parent, "games"), path.name
         at = [*meta.get("reshuffled_at_events", []), len(self._now.writer.events)]
         self._now.writer.meta = {**meta, "reshuffled_at_events": at}

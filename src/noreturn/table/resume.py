@@ -5,7 +5,8 @@ new ``LocalTable`` whose deck hands out the recorded draws in their order; once 
 out, the tiles left in the bag are shuffled afresh from a new secret (nobody has seen that
 order, so no one gains or loses by the pause). The resumed game goes on saving to the same
 file, which becomes the whole game's record, and its ``meta`` notes the event from which
-the original seed no longer tells the draws (as an undo does).
+the bag was shuffled afresh (as an undo does). A game in progress is saved without its
+seed, so a resumed game's record has none (files saved before that still name one).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from noreturn.engine import (
     tiles_text,
     value_of,
 )
+from noreturn.text.lang import speaking
 
 
 def _states(players: int, seeds: range) -> list[GameState]:
@@ -126,3 +127,21 @@ def test_a_score_counts_its_tiles_and_points_in_good_english() -> None:
                 assert why.startswith(f"score {tiles} of your ") and f" for {points} " in why
                 said[min(action.count, 2)].add(why.split(" of ")[0])
     assert said[1] and said[2], said
+
+
+def test_a_score_counts_its_tiles_and_points_in_good_german() -> None:
+    """"werte 1 Steine" read wrong: the counts are words of their own in German too."""
+    counts = set()
+    with speaking("de"):
+        for state in _states(2, range(2)):
+            seat = state.to_move
+            for action in legal_actions(state):
+                if isinstance(action, Score):
+                    due = sum(state.rows[seat][action.row][-action.count:])
+                    why = reason(state, action)
+                    tiles = "1 Stein" if action.count == 1 else f"{action.count} Steine"
+                    points = "1 Punkt," if due == 1 else f"{due} Punkte,"
+                    assert why.startswith(f"werte {tiles} deiner Reihe ")
+                    assert f" für {points} " in why, why
+                    counts.add(min(action.count, 2))
+    assert counts == {1, 2}

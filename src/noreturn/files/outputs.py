@@ -23,9 +23,10 @@ class OutputError(NoReturnError):
     """A folder that cannot take the work: the message names the problem and the fix."""
 
 
-def reason(exc: OSError) -> str:
-    """An operating-system error in a few words, without Python's class name."""
-    return exc.strerror or str(exc)
+def reason(exc: OSError | UnicodeError) -> str:
+    """An operating-system error in a few words, without Python's class name (a host
+    name the idna codec refuses is a ``UnicodeError``: its own words)."""
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
 def check_output_dir(folder: Path) -> Path:

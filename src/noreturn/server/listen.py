@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 
 from noreturn.engine import shortened
+from noreturn.files import reason
 
 
 def listen_problem(host: str, port: int) -> str | None:
@@ -16,9 +17,8 @@ def listen_problem(host: str, port: int) -> str | None:
     try:
         socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (OSError, UnicodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return (f"cannot listen on {shortened(host)!r}: {reason}; give an address of this machine "
-                "(127.0.0.1: this machine only, 0.0.0.0: every network it is on)")
+        return (f"cannot listen on {shortened(host)!r}: {reason(exc)}; give an address of "
+                "this machine (127.0.0.1: this machine only, 0.0.0.0: every network it is on)")
     return None
 
 

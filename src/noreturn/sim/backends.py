@@ -34,6 +34,7 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 from noreturn.engine import NoReturnError, shortened
+from noreturn.files import reason
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -194,8 +195,7 @@ def unreachable(address: str, timeout: float = REACH_SECONDS) -> str | None:
         with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as link:
             return _not_grpc(link)
     except (OSError, UnicodeError) as exc:  # a host name of a thousand letters: UnicodeError
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return f"nothing answers there ({reason or type(exc).__name__})"
+        return f"nothing answers there ({reason(exc) or type(exc).__name__})"
 
 
 def _not_grpc(link: socket.socket) -> str | None:

@@ -82,12 +82,12 @@ def record_seats(record: Record, path: Path) -> list[Seat]:
     seats = []
     for seat, player in enumerate(record["players"]):
         name = str(player["name"])
-        policy = player.get("policy")
-        bot = None if player.get("kind") == "human" else policy
+        human = player.get("kind") == "human"
+        bot = None if human else player.get("policy")
         if has_control(name):  # a long name (older versions took any) still resumes
             raise NoReturnError(f"{path} cannot be resumed: seat {seat}'s name {name!r} "
                                 "holds control characters")
-        if player.get("kind") != "human" and not (isinstance(policy, str) and policy):
+        if not human and not (isinstance(bot, str) and bot):
             raise NoReturnError(f"{path} cannot be resumed: seat {seat} "
                                 f"({shown_name(name, seat)}) is a "
                                 "bot, and the record does not say which (its 'policy')")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
+import pytest
 from botgames import bot_game
 
 from noreturn.bots.planner import PlanBot, reason
@@ -113,35 +114,27 @@ def test_small_steps_are_claimed_only_where_the_steps_are_small() -> None:
     assert small and wide, (small, wide)
 
 
-def test_a_score_counts_its_tiles_and_points_in_good_english() -> None:
-    """"score 1 of your red row for 1 points" read wrong (and "werte 1 Steine" in German)."""
-    said: dict[int, set[str]] = {1: set(), 2: set()}
-    for state in _states(2, range(3)):
-        seat = state.to_move
-        for action in legal_actions(state):
-            if isinstance(action, Score):
-                due = sum(state.rows[seat][action.row][-action.count:])
-                why = reason(state, action)
-                tiles = "1 tile" if action.count == 1 else f"{action.count} tiles"
-                points = "1 point," if due == 1 else f"{due} points,"
-                assert why.startswith(f"score {tiles} of your ") and f" for {points} " in why
-                said[min(action.count, 2)].add(why.split(" of ")[0])
-    assert said[1] and said[2], said
-
-
-def test_a_score_counts_its_tiles_and_points_in_good_german() -> None:
-    """"werte 1 Steine" read wrong: the counts are words of their own in German too."""
+@pytest.mark.parametrize(("lang", "words"), [
+    ("en", ("score {tiles} of your ", "tile", "tiles", " for {points} ", "point", "points")),
+    ("de", ("werte {tiles} deiner Reihe ", "Stein", "Steine", " für {points} ", "Punkt",
+            "Punkte")),
+])
+def test_a_score_counts_its_tiles_and_points_in_words(lang: str, words: tuple[str, ...]
+                                                      ) -> None:
+    """"score 1 of your red row for 1 points" read wrong, and "werte 1 Steine" in German:
+    a count of one takes the singular in both."""
+    start, tile, tiles, middle, point, points = words
     counts = set()
-    with speaking("de"):
+    with speaking(lang):
         for state in _states(2, range(2)):
             seat = state.to_move
             for action in legal_actions(state):
                 if isinstance(action, Score):
                     due = sum(state.rows[seat][action.row][-action.count:])
                     why = reason(state, action)
-                    tiles = "1 Stein" if action.count == 1 else f"{action.count} Steine"
-                    points = "1 Punkt," if due == 1 else f"{due} Punkte,"
-                    assert why.startswith(f"werte {tiles} deiner Reihe ")
-                    assert f" für {points} " in why, why
+                    counted = f"{action.count} {tile if action.count == 1 else tiles}"
+                    scored = f"{due} {point if due == 1 else points},"
+                    assert why.startswith(start.format(tiles=counted)), why
+                    assert middle.format(points=scored) in why, why
                     counts.add(min(action.count, 2))
     assert counts == {1, 2}

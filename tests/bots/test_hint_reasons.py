@@ -5,11 +5,13 @@ said to "fish for one strong colour" when nothing was left to score."""
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 
 import pytest
 from botgames import bot_game
 
+from noreturn.bots import plan
 from noreturn.bots.planner import PlanBot, reason
 from noreturn.engine import (
     COLOUR_NAMES,
@@ -138,3 +140,34 @@ def test_a_score_counts_its_tiles_and_points_in_words(lang: str, words: tuple[st
                     assert middle.format(points=scored) in why, why
                     counts.add(min(action.count, 2))
     assert counts == {1, 2}
+
+
+@pytest.mark.parametrize(("lang", "then"), [
+    ("en", r"\(then your rows need (\d+) scoring turns?\)$"),
+    ("de", r"\(danach brauchen deine Reihen (\d+) Wertungsz(?:ug|üge)\)$"),
+])
+def test_a_placement_says_what_the_rows_need_after_it(lang: str, then: str) -> None:
+    """Issue 15: "keep building: 16 turns left, your rows need 13" and on the next turn
+    "switch now: 15 turns left, your rows need 16" read as a contradiction, since the
+    placement between them was not said to fill the budget. A placement's reason now
+    names the scoring turns the rows need once it is played: the plan's estimate for the
+    rows with the tiles added and the hand without them (worked out here by hand)."""
+    grew = 0
+    typical = plan.params_for(2).typical
+    with speaking(lang):
+        for state in _states(2, range(2)):
+            seat = state.to_move
+            for action in legal_actions(state):
+                if not isinstance(action, Place):
+                    continue
+                rows = [row[:] for row in state.rows[seat]]
+                rows[colour_of(action.tiles[0])] += sorted(map(value_of, action.tiles),
+                                                           reverse=True)
+                hand = list(state.hands[seat])
+                for tile in action.tiles:
+                    hand.remove(tile)
+                expected = plan.scoring_turns(rows, plan.paying_power(hand), typical)
+                found = re.search(then, reason(state, action))
+                assert found and int(found.group(1)) == expected, reason(state, action)
+                grew += expected > plan.needed_and_left(state)[0]
+    assert grew, "no placement added a scoring turn"

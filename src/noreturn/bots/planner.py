@@ -9,8 +9,8 @@ the other's time, the plan's rule did better (docs/bot-studies.md).
 
 Every reason says where the plan stands, so that hints given turn after turn read as one
 plan: how many turns are left, how many scoring turns the rows need, and what this move does
-for that ("keep building: about 14 turns left, your rows need 6 scoring turns").
-"""
+for that ("keep building: about 14 turns left, your rows need 6 scoring turns; place R9 R8:
+they fit under your R10 (then your rows need 7 scoring turns)")."""
 
 from __future__ import annotations
 
@@ -258,8 +258,21 @@ def _place_reason(state: GameState, action: Place) -> str:
     else:
         what = ngettext("it fits under your {lowest}", "they fit under your {lowest}",
                         len(action.tiles)).format(lowest=tile_code(make_tile(colour, row[-1])))
-    return _("keep building: {budget}; place {tiles}: {what}").format(
-        budget=_budget(state), tiles=tiles_text(action.tiles), what=what)
+    needed = _needed_after(state, action)
+    then = ngettext("then your rows need {needed} scoring turn",
+                    "then your rows need {needed} scoring turns", needed).format(needed=needed)
+    return _("keep building: {budget}; place {tiles}: {what} ({then})").format(
+        budget=_budget(state), tiles=tiles_text(action.tiles), what=what, then=then)
+
+
+def _needed_after(state: GameState, action: Place) -> int:
+    """The scoring turns the mover's rows need once ``action`` is played (the engine plays
+    it on a copy), so that a hint says how far a placement fills the budget: the next
+    turn's "switch now" then follows from what this one said."""
+    seat, after = state.to_move, state.clone()
+    after.apply(action)
+    typical = plan.params_for(state.rules.players).typical
+    return plan.scoring_turns(after.rows[seat], plan.paying_power(after.hands[seat]), typical)
 
 
 @register("plan", "the plan: a turn budget, rows built to it, a timed declaration; "

@@ -472,7 +472,7 @@ def set_aside(hand: list[int], low: int, colours: int = 0, weak: int = 0) -> tup
 
 
 def needed_and_left(state: GameState) -> tuple[int, float]:
-    """For reasons: the scoring turns the mover's rows need, and the turns left."""
+    """The plan's cautious count of the mover's scoring turns, and the turns left."""
     p = params_for(state.rules.players)
     seat = state.to_move
     needed = scoring_turns(state.rows[seat], paying_power(state.hands[seat]), p.typical)

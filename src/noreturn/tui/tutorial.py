@@ -74,7 +74,8 @@ LESSONS = (
            lambda table, _hinted: _phase(table) == 1 and _rows(table) >= 3
            and len(table.state.bag) < 75),
     Lesson("declare", N_("Declaring: no return"),
-           N_("Now your rows need about as many scoring turns as are left. Press d (or Enter "
+           N_("Now your rows need most of the turns that are left (the hint keeps a few "
+              "spare: a tile left in a row counts against you). Press d (or Enter "
               "on this hint) to switch to phase 2. It is for good, there is no return, and "
               "this same turn goes on with a score."),
            lambda _table, hinted: isinstance(hinted, Declare)),

@@ -88,7 +88,7 @@ const LESSONS = [
     key: "declare",
     title: () => _("Declaring: no return"),
     body: () => [
-      _("Now your rows need about as many scoring turns as are left. Press “{declare}” (or “{play}” on the suggestion) and confirm to switch to phase 2. It is for good, there is no return, and this same turn goes on with a score.", labels()),
+      _("Now your rows need most of the turns that are left (the hint keeps a few spare: a tile left in a row counts against you). Press “{declare}” (or “{play}” on the suggestion) and confirm to switch to phase 2. It is for good, there is no return, and this same turn goes on with a score.", labels()),
     ],
     due: (c) => c.hinted === "declare",
   },

@@ -14,7 +14,7 @@ from botgames import bot_game
 from noreturn.bots import BotError, Deck, make_bot, plan
 from noreturn.bots.base import thinks_now
 from noreturn.bots.plan import near_switch
-from noreturn.bots.planner import SWITCH_WORLDS, THINK_BAG, PlanBot
+from noreturn.bots.planner import SWITCH_WORLDS, THINK_BAG, PlanBot, reason
 from noreturn.bots.search import TRUST, TRUST_NEAR, SearchBot
 from noreturn.bots.switch import declare_value
 from noreturn.engine import DECLARE, Declare, GameState, Rules, legal_actions, view
@@ -127,6 +127,8 @@ def test_hints_play_medium_s_switch_and_say_when_the_worlds_overrule_the_rule() 
             assert "sampled games" in why and "turns left" in why, why
             assert why.startswith("switch to phase 2 now" if action == Declare()
                                   else "do not switch yet"), why
+            if action != Declare():  # and it says what it plays instead, and why
+                assert why.endswith(reason(state, action)), why
         else:
             assert "sampled games" not in why, why
     assert overruled > 0

@@ -85,9 +85,9 @@ class PlanBot:
             return action, _("switch to phase 2 now: {budget}; in {worlds} sampled games "
                              "declaring now does better than waiting").format(
                 budget=_budget(state), worlds=worlds)
-        return action, _("do not switch yet: {budget}, but in {worlds} sampled games "
-                         "waiting does better than declaring now").format(
-            budget=_budget(state), worlds=worlds)
+        return action, _("do not switch yet: in {worlds} sampled games waiting does better "
+                         "than declaring now; {reason}").format(
+            worlds=worlds, reason=reason(state, action))
 
     def thinks_at(self, view: View) -> bool:
         """Whether the decision at ``view`` weighs sampled worlds (some 45 ms rather than

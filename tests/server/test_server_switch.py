@@ -57,8 +57,11 @@ def test_a_seated_player_gets_the_switch_advice_in_phase_1_only(db_url: str) -> 
                               "version"}
         assert reply["version"] == ada.state["version"]  # the state it was weighed for
         for line in ("declare", "wait"):
-            assert set(reply[line]) == {"margin", "win"} and 0 <= reply[line]["win"] <= 1
-        assert reply["better"] == ("declare" if reply["gain"] > 0 else "wait")
+            assert set(reply[line]) == {"margin", "win", "value"}
+            assert 0 <= reply[line]["win"] <= 1 and 0 <= reply[line]["value"] <= 1
+        declare_worth, wait_worth = reply["declare"]["value"], reply["wait"]["value"]
+        if abs(declare_worth - wait_worth) > 0.001:  # (rounded to three decimals)
+            assert reply["better"] == ("declare" if declare_worth > wait_worth else "wait")
         assert reply["worlds"] >= 8 and reply["text"].endswith(f"({reply['worlds']} samples)")
         assert reply["gain"] == pytest.approx(
             reply["declare"]["margin"] - reply["wait"]["margin"], abs=0.11)

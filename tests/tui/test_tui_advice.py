@@ -59,7 +59,7 @@ def test_an_answer_weighed_for_a_turn_gone_by_is_dropped(tmp_path: Path) -> None
         await settle(pilot)
         now = line.slot.advice
         assert line.slot.turn != old
-        stale = SwitchAdvice(Outlook(99, 1.0), Outlook(-99, 0.0), 8)
+        stale = SwitchAdvice(Outlook(99, 1.0, 1.0), Outlook(-99, 0.0, 0.0), 8)
         line._advised(old, stale, "")
         assert line.slot.advice is now and "+99" not in text(app, "#advice")
         assert shown.startswith("switch: ")
@@ -71,7 +71,7 @@ def test_w_while_the_advice_is_weighed_shows_it_when_it_comes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The advisor is held back: the screen still answers keys, then the line arrives."""
     release = threading.Event()
-    advice = SwitchAdvice(Outlook(12, 0.64), Outlook(8, 0.58), 8)
+    advice = SwitchAdvice(Outlook(12, 0.64, 0.67), Outlook(8, 0.58, 0.61), 8)
     app = new_app(tmp_path, seed=5)
 
     def slow_job(*_: object) -> Callable[[], SwitchAdvice]:

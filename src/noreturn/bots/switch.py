@@ -44,10 +44,13 @@ class Outlook:
     Attributes:
         margin: the mean final margin, own score minus the best other seat's (points).
         win: the chance of finishing first (a shared first place counts as a share).
+        value: the mean worth of the game's end as the bots weigh it (``search.reward``
+            at ``DECLARE_WIN_WEIGHT``: the win and the margin, clipped, half each), 0 to 1.
     """
 
     margin: float
     win: float
+    value: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,19 +69,27 @@ class SwitchAdvice:
 
     @property
     def better(self) -> str:
-        """``"declare"`` or ``"wait"``: the line with the better expected margin."""
-        return "declare" if self.gain > 0 else "wait"
+        """``"declare"`` or ``"wait"``: the line worth more as the bots weigh a game (the
+        win and the margin), so that the advice and medium's switch judge alike. By the
+        margin alone, declaring "looked better" in a sixth of the four-player positions
+        where medium waited, some with half the chance to win (docs/bots.md)."""
+        return "declare" if self.declare.value > self.wait.value else "wait"
 
     def text(self) -> str:
-        """One line for a player: both outlooks and which is better by how much."""
+        """One line for a player: both outlooks and which is better, and how."""
         verdict = (_("declaring now looks better") if self.better == "declare"
                    else _("waiting looks better"))
+        if (self.gain > 0) == (self.better == "declare"):  # the margin agrees
+            why = _("{verdict} by {gain} points").format(verdict=verdict,
+                                                         gain=f"{abs(self.gain):.0f}")
+        else:  # the better line wins more often, with less margin on average
+            why = _("{verdict}: it wins more often, though by {gain} points less on "
+                    "average").format(verdict=verdict, gain=f"{abs(self.gain):.0f}")
         return _("declare now: margin {declare_margin}, win {declare_win} · wait: margin "
-                 "{wait_margin}, win {wait_win} → {verdict} by {gain} points ({worlds} "
-                 "samples)").format(
+                 "{wait_margin}, win {wait_win} → {why} ({worlds} samples)").format(
             declare_margin=f"{self.declare.margin:+.0f}", declare_win=f"{self.declare.win:.0%}",
             wait_margin=f"{self.wait.margin:+.0f}", wait_win=f"{self.wait.win:.0%}",
-            verdict=verdict, gain=f"{abs(self.gain):.0f}", worlds=self.worlds)
+            why=why, worlds=self.worlds)
 
 
 def can_advise(view: View) -> bool:
@@ -100,7 +111,7 @@ def switch_advice(view: View, *, seconds: float = 0.5, worlds: int | None = None
     seat = view.seat or 0
     rng = rng or Random()
     deadline = time.perf_counter() + seconds
-    sums = {"declare": [0.0, 0.0], "wait": [0.0, 0.0]}
+    sums = {"declare": [0.0, 0.0, 0.0], "wait": [0.0, 0.0, 0.0]}
     count = 0
     while (count < worlds) if worlds is not None else (
             count < 8 or time.perf_counter() < deadline):
@@ -108,8 +119,9 @@ def switch_advice(view: View, *, seconds: float = 0.5, worlds: int | None = None
             margin, win = outcome(state, seat)
             sums[line][0] += margin
             sums[line][1] += win
+            sums[line][2] += reward(state, seat, DECLARE_WIN_WEIGHT)
         count += 1
-    declare, wait = (Outlook(sums[k][0] / count, sums[k][1] / count)
+    declare, wait = (Outlook(*(total / count for total in sums[k]))
                      for k in ("declare", "wait"))
     return SwitchAdvice(declare, wait, count)
 

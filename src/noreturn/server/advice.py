@@ -24,8 +24,10 @@ phase 2 already)."""
 
 
 def _outlook(outlook: Outlook) -> dict[str, float]:
-    """One line's expected end: margin in points (one decimal), win chance (three)."""
-    return {"margin": round(outlook.margin, 1), "win": round(outlook.win, 3)}
+    """One line's expected end: margin in points (one decimal), win chance and the value
+    the better line is chosen by (three)."""
+    return {"margin": round(outlook.margin, 1), "win": round(outlook.win, 3),
+            "value": round(outlook.value, 3)}
 
 
 def switch_message(advice: SwitchAdvice) -> dict[str, Any]:

@@ -143,3 +143,5 @@ def test_where_the_win_and_the_margin_disagree_the_advice_says_so() -> None:
                                   "points less on average (50 samples)"), advice.text()
     agreeing = SwitchAdvice(declare=Outlook(9, 0.5, 0.6), wait=Outlook(1, 0.4, 0.5), worlds=8)
     assert agreeing.text().endswith("→ declaring now looks better by 8 points (8 samples)")
+    clipped = SwitchAdvice(declare=Outlook(1, 0.5, 0.6), wait=Outlook(9, 0.5, 0.5), worlds=8)
+    assert clipped.text().endswith("→ declaring now looks better (8 samples)"), clipped.text()

@@ -23,6 +23,7 @@ from noreturn.engine import (
     Score,
     colour_of,
     legal_actions,
+    placed_values,
     tiles_text,
     value_of,
 )
@@ -152,7 +153,7 @@ def test_a_placement_says_what_the_rows_need_after_it(lang: str, then: str) -> N
     "switch now: 15 turns left, your rows need 16" read as a contradiction, since the
     placement between them was not said to fill the budget. A placement's reason now
     names the scoring turns the rows need once it is played: the count for the rows with
-    the tiles added and the hand without them (worked out here by hand)."""
+    the tiles added (the engine's ``placed_values``) and the hand without them."""
     grew = 0
     with speaking(lang):
         for state in _states(2, range(2)):
@@ -161,8 +162,7 @@ def test_a_placement_says_what_the_rows_need_after_it(lang: str, then: str) -> N
                 if not isinstance(action, Place):
                     continue
                 rows = [row[:] for row in state.rows[seat]]
-                rows[colour_of(action.tiles[0])] += sorted(map(value_of, action.tiles),
-                                                           reverse=True)
+                rows[colour_of(action.tiles[0])] += placed_values(action.tiles)
                 hand = list(state.hands[seat])
                 for tile in action.tiles:
                     hand.remove(tile)

@@ -35,6 +35,7 @@ from noreturn.sim.tournament import (
     schedule,
     write_results,
 )
+from noreturn.text.narrate import plural
 
 
 def tournament_command(
@@ -61,9 +62,9 @@ def tournament_command(
     console.print(results_table(tournament, stats))
     for line in forfeit_lines(tournament):
         console.print(line, style="yellow", markup=False, highlight=False)
-    console.print(f"{counted(len(tournament.games), 'game')} in {tournament.elapsed:.1f} s "
+    console.print(f"{plural(len(tournament.games), 'game')} in {tournament.elapsed:.1f} s "
                   f"({len(tournament.games) / max(tournament.elapsed, 1e-9):.1f} games/s), "
-                  f"backend {settings.backend}, {counted(tournament.workers, 'worker')}, "
+                  f"backend {settings.backend}, {plural(tournament.workers, 'worker')}, "
                   f"{'compiled' if compiled() else 'pure Python'}")
     if out is not None:
         try:
@@ -77,17 +78,12 @@ def tournament_command(
     return 0
 
 
-def counted(count: int, noun: str) -> str:
-    """``count`` and ``noun``, plural unless one: "1 deal", "2 deals"."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
 def plan_text(settings: Settings, plan: Schedule) -> str:
     """How many games will be played and why: paired deals round the number up."""
     games = len(plan.tasks)
-    text = (f"{counted(games, 'game')}: {counted(plan.deals, 'deal')} x "
-            f"{counted(plan.per_deal, 'seating')} per deal "
-            f"({counted(len(plan.lineups), 'lineup')} of "
+    text = (f"{plural(games, 'game')}: {plural(plan.deals, 'deal')} x "
+            f"{plural(plan.per_deal, 'seating')} per deal "
+            f"({plural(len(plan.lineups), 'lineup')} of "
             f"{settings.players}, every rotation around the table)")
     if games != settings.games:
         text += f"; {settings.games} asked for, rounded up to whole paired deals"
@@ -141,7 +137,7 @@ def duration(seconds: float) -> str:
 def results_table(tournament: Tournament, stats: list[BotStats]) -> Table:
     """One row per bot: games, win rate with its interval, scores, margin, rating, speed."""
     settings = tournament.settings
-    table = Table(title=f"{counted(len(tournament.games), 'game')}, {settings.players} players, "
+    table = Table(title=f"{plural(len(tournament.games), 'game')}, {settings.players} players, "
                         f"rules {rules_text(settings.rules)}, seed {settings.seed}",
                   box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True,
                   caption=f"score, margin: means; margin = score - best other score; "
@@ -212,7 +208,7 @@ def _write_outputs(
 
     data = results_json(tournament, stats)
     results = out.write("results.json", lambda path: write_results(data, path))
-    title = (f"{counted(len(tournament.games), 'game')}, {tournament.settings.players} players, "
+    title = (f"{plural(len(tournament.games), 'game')}, {tournament.settings.players} players, "
              f"rules {rules_text(tournament.settings.rules)}")
     players = tournament.settings.players
     plot = out.write("tournament.png",

@@ -21,9 +21,10 @@ from rich.table import Table
 
 from noreturn.engine import NoReturnError, Rules
 from noreturn.files import OutputDir, OutputError
-from noreturn.sim.report import counted, rules_text
+from noreturn.sim.report import rules_text
 from noreturn.sim.study import Study, StudySchedule, StudySettings, run_study, study_schedule
 from noreturn.sim.study_stats import study_json
+from noreturn.text.narrate import plural
 
 
 def switch_command(settings: StudySettings, out: Path | None = None,
@@ -141,8 +142,8 @@ def summary_text(data: dict[str, Any]) -> str:
             f"{100 * luck['trigger_share']:.0f}%, the rest {100 * luck['rest_share']:.0f}%; "
             f"within the windows {100 * near['deal_share']:.0f}%, "
             f"{100 * near['trigger_share']:.0f}% and {100 * near['rest_share']:.0f}%\n"
-            f"{counted(data['games'], 'game')} in {data['elapsed_seconds']:.1f} s, backend "
-            f"{data['backend']}, {counted(data['workers'], 'worker')}"
+            f"{plural(data['games'], 'game')} in {data['elapsed_seconds']:.1f} s, backend "
+            f"{data['backend']}, {plural(data['workers'], 'worker')}"
             f", rules {rules_text_of(data)}, forfeits {data['forfeits']}")
 
 

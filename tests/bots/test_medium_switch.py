@@ -1,7 +1,8 @@
 """Medium thinks at its switch with three and four players (``planner.SWITCH_WORLDS``).
 
 Near the plan's own switch it declares exactly when the sampled worlds say declaring beats
-waiting; everywhere else, and with two players, it is the plan.
+waiting; everywhere else, and with two players, it is the plan. Hints weigh the switch
+at every table size.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from botgames import bot_game
 
 from noreturn.bots import BotError, Deck, make_bot, plan
 from noreturn.bots.base import thinks_now
+from noreturn.bots.hints import HINT_WORLDS, suggest
 from noreturn.bots.plan import near_switch
 from noreturn.bots.planner import SWITCH_WORLDS, THINK_BAG, PlanBot, reason
 from noreturn.bots.search import TRUST, TRUST_NEAR, SearchBot
@@ -131,6 +133,21 @@ def test_hints_play_medium_s_switch_and_say_when_the_worlds_overrule_the_rule() 
                 assert why.endswith(reason(state, action)), why
         else:
             assert "sampled games" not in why, why
+    assert overruled > 0
+
+
+def test_with_two_players_a_hint_weighs_the_switch_where_medium_keeps_to_the_rule() -> None:
+    """A hint weighs its switch over sampled worlds at every table size, as the switch
+    advice does, so the two agree; medium itself keeps to the rule with two players."""
+    assert HINT_WORLDS > 0
+    weighing, overruled = PlanBot(worlds=HINT_WORLDS), 0
+    for state in _positions(2, 4) + _positions(2, 5):
+        seen, legal = view(state, state.to_move), legal_actions(state)
+        hinted, why = suggest(seen)
+        assert (hinted, why) == weighing.decide(seen, legal)
+        if hinted != PlanBot().act(seen, legal, Random(0)):
+            assert near_switch(state) and "sampled games" in why, why
+            overruled += 1
     assert overruled > 0
 
 

@@ -13,7 +13,7 @@ HINT_WORLDS = 24
 three and four players and as the switch advice does: each world plays declaring now and
 waiting to the end with the plan in every seat. With two players medium itself keeps to the
 plan's rule, which scores more points against weak rivals; a hint is for winning, and this
-switch wins more (docs/bots.md, "Hints"), and says what the advice says: near the switch in
+switch wins more (docs/bots.md, "The plan"), and says what the advice says: near the switch in
 30 two-player games the rule and the advice disagreed at 122 of 386 positions, these hints
 and the advice at 61, close calls of few worlds."""
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 from random import Random
 
 from noreturn.bots.base import BotError
+from noreturn.bots.planner import SWITCH_WORLDS
 from noreturn.bots.planner import PlanBot as Advisor
 from noreturn.engine import Action, View, legal_actions, sample_world
 
-HINT_WORLDS = 24
-"""Sampled worlds a hint weighs the switch by, at every table size, as medium does with
-three and four players and as the switch advice does: each world plays declaring now and
-waiting to the end with the plan in every seat. With two players medium itself keeps to the
-plan's rule, which scores more points against weak rivals; a hint is for winning, and this
-switch wins more (docs/bots.md, "The plan"), and says what the advice says: near the switch in
-30 two-player games the rule and the advice disagreed at 122 of 386 positions, these hints
-and the advice at 61, close calls of few worlds."""
+HINT_WORLDS = max(SWITCH_WORLDS.values())
+"""Sampled worlds a hint weighs the switch by at every table size: medium's own number
+(24), so the two cannot drift apart. Each world plays declaring now and waiting to the end
+with the plan in every seat, as the switch advice does. With two players medium keeps to
+the plan's rule, which scores more points against weak rivals; a hint is for winning, and
+this switch wins more (docs/bots.md, "The plan") and says what the advice says: near the
+switch in 30 two-player games the rule and the advice disagreed at 122 of 386 positions,
+these hints and the advice at 61, close calls of few worlds."""
 
 
 def suggest(view: View) -> tuple[Action, str]:

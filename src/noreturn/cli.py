@@ -153,6 +153,7 @@ def _to_resume(resume: bool, record: Path | None, save_dir: Path | None) -> Path
     """The record ``play --resume`` goes on with: the one given, or the newest unfinished."""
     from noreturn.table import default_save_dir  # noqa: PLC0415 - fast startup
     from noreturn.table.resume import newest_record  # noqa: PLC0415
+    from noreturn.text.refusals import error_text  # noqa: PLC0415
 
     if record is not None and not resume:
         raise typer.BadParameter(f"to go on with {record}, say --resume {record}",
@@ -162,7 +163,7 @@ def _to_resume(resume: bool, record: Path | None, save_dir: Path | None) -> Path
     try:
         return newest_record(save_dir or default_save_dir())
     except NoReturnError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--resume") from exc
+        raise typer.BadParameter(error_text(exc), param_hint="--resume") from exc
 
 
 @app.command(help=_("A guided first game: each move explained when it comes, against the "

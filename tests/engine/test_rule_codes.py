@@ -25,6 +25,7 @@ from noreturn.engine import (
     GameState,
     IllegalActionError,
     Mulligan,
+    NotationError,
     Pass,
     Place,
     Refusal,
@@ -217,6 +218,15 @@ def test_the_code_survives_pickling() -> None:
     error = IllegalActionError("place R12: R12 is not a tile of this game", "not_a_tile")
     copy = pickle.loads(pickle.dumps(error))
     assert (str(copy), copy.code) == (str(error), error.code)
+
+
+def test_a_worded_error_survives_pickling_with_its_template() -> None:
+    """A process pool sends errors back pickled; a front end still translates them."""
+    error = NotationError("cannot read {text}: not a tile", {"text": "R" * 100})
+    copy = pickle.loads(pickle.dumps(error))
+    assert (type(copy), str(copy), copy.template) == (NotationError, str(error),
+                                                      error.template)
+    assert copy.params == error.params and len(str(copy)) < 100  # the quoted text cut
 
 
 def test_a_legal_action_has_no_refusal() -> None:

@@ -174,6 +174,28 @@ def test_play_resume_takes_the_newest_unfinished_game(tmp_path: Path) -> None:
     assert f"resuming {newer.path}" in " ".join(result.output.split())
 
 
+@pytest.mark.parametrize("content", [None, "{}", "[1]", '{"format": "' + "x" * 100_000 + '"}'])
+def test_a_record_that_cannot_be_resumed_is_named_in_the_players_language(
+        tmp_path: Path, content: str | None) -> None:
+    """A German player resuming a file that is no record read "Fehler: cannot read ...":
+    the reason was English. It is said in German now, and a value quoted from a hostile
+    file is cut short rather than echoed whole."""
+    path = tmp_path / "game.json"
+    if content is not None:
+        path.write_text(content)
+    said = {}
+    for lang in ("en", "de"):
+        result = CliRunner().invoke(app, ["--lang", lang, "play", "--plain", "--resume",
+                                          str(path)])
+        assert result.exit_code == 2
+        said[lang] = " ".join(result.output.split())
+        assert len(said[lang]) < 400 + len(str(path))
+    assert said["en"].startswith("error: ")
+    assert said["de"].startswith("Fehler: ")
+    english = said["en"].removeprefix("error: ").replace(str(path), "")
+    assert english.split(":")[0] not in said["de"]  # "cannot read", "not a record"
+
+
 def test_play_says_how_to_resume_and_when_there_is_nothing(tmp_path: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(app, ["play", "--resume", "--save-dir", str(tmp_path)])

@@ -1,4 +1,5 @@
-"""Languages: choosing one, the German catalog complete and compiled, refusals translated."""
+"""Languages: choosing one, the German catalog complete and compiled, refusals and record
+errors translated."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from babel.messages.pofile import read_po
 
 import noreturn
 from noreturn.cli import Lang
-from noreturn.engine import RULE_CODES, Refusal
+from noreturn.engine import RULE_CODES, NoReturnError, Refusal
+from noreturn.records import RecordError
+from noreturn.records.reader import JSON_TYPE_NAMES
 from noreturn.text.lang import (
     DEFAULT,
     LANGUAGES,
@@ -30,7 +33,7 @@ from noreturn.text.lang import (
     set_language,
     speaking,
 )
-from noreturn.text.refusals import refusal_text
+from noreturn.text.refusals import JSON_TYPE_WORDS, error_text, refusal_text
 
 PACKAGE = Path(noreturn.__file__).resolve().parent
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +48,7 @@ def extracted() -> set[object]:
     with (ROOT / "babel.cfg").open() as cfg:
         # (babel's command-line front end carries no type annotations)
         method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
-    keywords = {**DEFAULT_KEYWORDS, "Refusal": (2,), "NotationError": None}
+    keywords = {**DEFAULT_KEYWORDS, "Refusal": (2,), "NotationError": None, "RecordError": None}
     found: set[object] = set()
     for _file, _line, message, _comments, context in extract_from_dir(
             str(PACKAGE), method_map, options_map, keywords=keywords):
@@ -144,6 +147,35 @@ def test_every_refusal_reads_in_english_as_the_engine_says_and_in_german_transla
             german = refusal_text(refused)
         assert german != refused.reason
         assert "red" not in german
+
+
+def test_every_record_error_reads_in_english_as_raised_and_in_german_translated() -> None:
+    """A file that is no record (``RecordError``, the reader's and the resuming's): the
+    same template in English, another sentence in German, the JSON type named in German
+    too, and the words for every JSON type are there."""
+    assert set(JSON_TYPE_WORDS) == set(JSON_TYPE_NAMES.values())
+    catalog = read_po(PO.open("rb"))
+    templates = [m.id for m in catalog if m.id and any(
+        path.endswith(("records/reader.py", "table/resume.py")) for path, _l in m.locations)]
+    assert len(templates) >= 30
+    for template in templates:
+        assert isinstance(template, str)
+        error = RecordError(template, RECORD_PARAMS)
+        assert error_text(error) == str(error) == template.format_map(RECORD_PARAMS)
+        with speaking("de"):
+            german = error_text(error)
+        if template != "'rules': {problem}":  # (the engine's RulesError, still English)
+            assert german != str(error)
+        assert "a list" not in german
+    with speaking("de"):
+        assert error_text(NoReturnError("plain")) == "plain"  # not worded: as it is
+
+
+RECORD_PARAMS = {"path": Path("games/x.json"), "folder": Path("games"), "found": "a list",
+                 "wanted": "'no-return-record'", "problem": "broken", "line": 1, "column": 2,
+                 "size": 16, "key": "'format'", "keys": "format, version", "seats": 2,
+                 "seat": 1, "field": "'start_player'", "last": 1, "form": "{}", "count": 2,
+                 "event": 7, "name": "'Bea'"}
 
 
 def test_a_refusal_names_the_colour_in_german() -> None:

@@ -60,6 +60,7 @@ from noreturn.engine.errors import (
     NotationError,
     Refusal,
     RulesError,
+    WordedError,
     shortened,
 )
 from noreturn.engine.legal import (
@@ -152,7 +153,8 @@ __all__ = [
     "Action", "Decision", "Declare", "Draw", "Event", "EventKind",
     "EventView", "Exchange", "GameState", "IllegalActionError", "Mulligan", "NoReturnError",
     "NotationError", "Pass", "Place", "PlayerAction", "PrivatePart", "PublicPart", "Refusal",
-    "Rules", "RulesError", "Score", "ShuffledBag", "Stage", "View", "check", "colour_of",
+    "Rules", "RulesError", "Score", "ShuffledBag", "Stage", "View", "WordedError", "check",
+    "colour_of",
     "colour_sums", "compiled", "covers", "decode_action", "draw_event", "encode_action",
     "encode_actions",
     "event_of", "fits_row", "is_number", "layout", "legal_actions", "make_tile", "make_tiles",

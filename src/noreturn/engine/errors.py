@@ -67,11 +67,15 @@ class NoReturnError(ValueError):
     """Base of every error the engine raises for bad input."""
 
 
-class NotationError(NoReturnError):
-    """Text (a tile, an action) that does not parse.
+class WordedError(NoReturnError):
+    """An error said by an English ``template`` and the ``params`` that fill it (the
+    message is the filled template), so that a front end can say it in another language.
 
-    Like a ``Refusal``, it keeps its English ``template`` and the ``params`` that fill it
-    (the message is the filled template), so a front end can say it in another language.
+    Like a ``Refusal``'s, the templates are the translation catalog's keys: ``pybabel
+    extract`` finds them as the first argument of each subclass (docs/translating.md). A
+    text value is cut to ``QUOTED_LIMIT`` characters, so that a value quoted from hostile
+    input is named by its start rather than echoed whole; give a path as a ``Path``, which
+    is kept whole.
     """
 
     def __init__(self, template: str, params: Mapping[str, object] | None = None) -> None:
@@ -80,9 +84,13 @@ class NotationError(NoReturnError):
             {key: shortened(value) for key, value in (params or {}).items()})
         super().__init__(template.format_map(self.params))
 
-    def __reduce__(self) -> tuple[type[NotationError], tuple[str, dict[str, object]]]:
+    def __reduce__(self) -> tuple[type[WordedError], tuple[str, dict[str, object]]]:
         """Pickle with the template (a process pool sends errors back to the caller)."""
         return type(self), (self.template, dict(self.params))
+
+
+class NotationError(WordedError):
+    """Text (a tile, an action) that does not parse."""
 
 
 QUOTED_LIMIT = 60

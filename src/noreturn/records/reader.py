@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from noreturn.engine import NoReturnError, Rules, RulesError
+from noreturn.engine import Rules, RulesError, WordedError
 from noreturn.records.writer import FORMAT, VERSION, Record
 
 REQUIRED_KEYS = ("format", "version", "rules", "players", "start_player", "events")
@@ -26,8 +26,12 @@ leaving one a turn) makes a few megabytes; a larger file is no record, and readi
 whole (or ``/dev/zero``, which never ends) would take the memory."""
 
 
-class RecordError(NoReturnError):
-    """A file that cannot be read, is not JSON, or is not a game record; one line, with a fix."""
+class RecordError(WordedError):
+    """A file that cannot be read, is not JSON, or is not a game record; one line, with a fix.
+
+    Its English ``template`` and ``params`` let a front end say it in the reader's language
+    (``noreturn.text.refusals.error_text``); a value quoted from the file is cut short.
+    """
 
 
 def read_record(source: str | os.PathLike[str]) -> Record:
@@ -43,8 +47,8 @@ def read_record(source: str | os.PathLike[str]) -> Record:
         return parse_record(source)
     text = _read_text(Path(source))
     if not text.strip():
-        raise RecordError(f"{source} is empty: a record is one JSON object (see "
-                          "docs/record-format.md); was the game saved?")
+        raise RecordError("{path} is empty: a record is one JSON object (see "
+                          "docs/record-format.md); was the game saved?", {"path": Path(source)})
     return parse_record(text)
 
 
@@ -58,8 +62,9 @@ def parse_record(text: str) -> Record:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise RecordError(
-            f"not JSON: {error.msg} at line {error.lineno} column {error.colno}; "
-            "a record is one JSON object (see docs/record-format.md)"
+            "not JSON: {problem} at line {line} column {column}; a record is one JSON object "
+            "(see docs/record-format.md)",
+            {"problem": error.msg, "line": error.lineno, "column": error.colno},
         ) from None
     except RecursionError:
         raise RecordError("not readable JSON: nested too deeply for a record") from None
@@ -77,22 +82,24 @@ def check_header(data: Any) -> Rules:
         RecordError: what is wrong, and how to put it right.
     """
     if not isinstance(data, dict):
-        raise RecordError(f"not a record: a record is a JSON object, not {_json_type(data)}")
+        raise RecordError("not a record: a record is a JSON object, not {found}",
+                          {"found": _json_type(data)})
     _check_keys(data)
     if data["format"] != FORMAT:
-        raise RecordError(f"not a record: 'format' is {data['format']!r}; it must be {FORMAT!r}")
+        raise RecordError("not a record: 'format' is {found}; it must be {wanted}",
+                          {"found": repr(data["format"]), "wanted": repr(FORMAT)})
     if not _is_int(data["version"]) or data["version"] != VERSION:
-        raise RecordError(
-            f"unsupported record version {data['version']!r}: this program reads version "
-            f"{VERSION}"
-        )
+        raise RecordError("unsupported record version {found}: this program reads version "
+                          "{wanted}", {"found": repr(data["version"]), "wanted": VERSION})
     rules = _rules(data["rules"])
     _check_players(data["players"], rules)
     _check_seat_field(data["start_player"], "'start_player'", rules)
     if not isinstance(data["events"], list):
-        raise RecordError(f"'events' must be a list of events, not {_json_type(data['events'])}")
+        raise RecordError("'events' must be a list of events, not {found}",
+                          {"found": _json_type(data["events"])})
     if "meta" in data and not isinstance(data["meta"], dict):
-        raise RecordError(f"'meta' must be a JSON object, not {_json_type(data['meta'])}")
+        raise RecordError("'meta' must be a JSON object, not {found}",
+                          {"found": _json_type(data["meta"])})
     if "result" in data:
         _check_result_shape(data["result"], rules)
     return rules
@@ -104,18 +111,22 @@ def _read_text(path: Path) -> str:
         with path.open("rb") as file:
             data = file.read(MAX_RECORD_BYTES + 1)
         if len(data) > MAX_RECORD_BYTES:
-            raise RecordError(f"cannot read {path}: it is larger than "
-                              f"{MAX_RECORD_BYTES // 2**20} MB, and no game record is; "
-                              "name a record file")
+            raise RecordError("cannot read {path}: it is larger than {size} MB, and no "
+                              "game record is; name a record file",
+                              {"path": path, "size": MAX_RECORD_BYTES // 2**20})
         return data.decode("utf-8-sig")  # a byte order mark, as some editors write, is no text
     except FileNotFoundError:
-        raise RecordError(f"cannot read {path}: no such file; check the path") from None
+        raise RecordError("cannot read {path}: no such file; check the path",
+                          {"path": path}) from None
     except IsADirectoryError:
-        raise RecordError(f"cannot read {path}: it is a folder; name a record file") from None
+        raise RecordError("cannot read {path}: it is a folder; name a record file",
+                          {"path": path}) from None
     except UnicodeDecodeError:
-        raise RecordError(f"cannot read {path}: not UTF-8 text; a record is JSON text") from None
+        raise RecordError("cannot read {path}: not UTF-8 text; a record is JSON text",
+                          {"path": path}) from None
     except OSError as error:
-        raise RecordError(f"cannot read {path}: {error.strerror or error}") from None
+        raise RecordError("cannot read {path}: {problem}",
+                          {"path": path, "problem": error.strerror or str(error)}) from None
 
 
 def _looks_like_json(text: str) -> bool:
@@ -126,58 +137,61 @@ def _looks_like_json(text: str) -> bool:
 def _check_keys(data: dict[str, Any]) -> None:
     missing = [key for key in REQUIRED_KEYS if key not in data]
     if missing:
-        raise RecordError(f"not a record: the key {missing[0]!r} is missing; a record needs "
-                          f"{', '.join(REQUIRED_KEYS)}")
+        raise RecordError("not a record: the key {key} is missing; a record needs {keys}",
+                          {"key": repr(missing[0]), "keys": ", ".join(REQUIRED_KEYS)})
     allowed = REQUIRED_KEYS + OPTIONAL_KEYS
     unknown = sorted(key for key in data if key not in allowed)
     if unknown:
-        raise RecordError(f"unknown top-level key {unknown[0]!r}: a record holds only "
-                          f"{', '.join(allowed)}; move other data into 'meta'")
+        raise RecordError("unknown top-level key {key}: a record holds only {keys}; move "
+                          "other data into 'meta'",
+                          {"key": repr(unknown[0]), "keys": ", ".join(allowed)})
 
 
 def _rules(data: Any) -> Rules:
     if not isinstance(data, dict):
-        raise RecordError(f"'rules' must be an object such as {{\"players\": 2}}, "
-                          f"not {_json_type(data)}")
+        raise RecordError("'rules' must be an object such as {{\"players\": 2}}, not {found}",
+                          {"found": _json_type(data)})
     try:
         return Rules.from_dict(data)
     except (RulesError, TypeError) as error:
-        raise RecordError(str(error)) from None
+        raise RecordError("'rules': {problem}", {"problem": str(error)}) from None
 
 
 def _check_players(players: Any, rules: Rules) -> None:
     if not isinstance(players, list) or len(players) != rules.players:
         count = len(players) if isinstance(players, list) else _json_type(players)
-        raise RecordError(f"'players' must list one object per seat ({rules.players}, as "
-                          f"rules.players says), not {count}")
+        raise RecordError("'players' must list one object per seat ({seats}, as "
+                          "rules.players says), not {found}",
+                          {"seats": rules.players, "found": count})
     for seat, player in enumerate(players):
         if not isinstance(player, dict):
-            raise RecordError(f"players[{seat}] must be an object such as "
-                              f"{{\"name\": \"Ada\", \"kind\": \"human\"}}")
+            raise RecordError("players[{seat}] must be an object such as "
+                              "{{\"name\": \"Ada\", \"kind\": \"human\"}}", {"seat": seat})
         if not isinstance(player.get("name"), str):
-            raise RecordError(f"players[{seat}] needs a 'name' that is text")
+            raise RecordError("players[{seat}] needs a 'name' that is text", {"seat": seat})
         if player.get("kind") not in PLAYER_KINDS:
-            raise RecordError(f"players[{seat}]: 'kind' must be \"human\" or \"bot\", "
-                              f"not {player.get('kind')!r}")
+            raise RecordError("players[{seat}]: 'kind' must be \"human\" or \"bot\", not "
+                              "{found}", {"seat": seat, "found": repr(player.get("kind"))})
 
 
 def _check_seat_field(value: Any, what: str, rules: Rules) -> None:
     if not _is_int(value) or not 0 <= value < rules.players:
-        raise RecordError(f"{what} must be a seat number from 0 to {rules.players - 1}, "
-                          f"not {value!r}")
+        raise RecordError("{field} must be a seat number from 0 to {last}, not {found}",
+                          {"field": what, "last": rules.players - 1, "found": repr(value)})
 
 
 def _check_result_shape(result: Any, rules: Rules) -> None:
     form = '{"scores": [...], "ranks": [...]}'
     if not isinstance(result, dict) or sorted(result) != ["ranks", "scores"]:
-        raise RecordError(f"'result' must be an object {form} and nothing else")
+        raise RecordError("'result' must be an object {form} and nothing else",
+                          {"form": form})
     for key in ("scores", "ranks"):
         values = result[key]
         if not isinstance(values, list) or len(values) != rules.players or not all(
             _is_int(v) for v in values
         ):
-            raise RecordError(f"result.{key} must list {rules.players} whole numbers, "
-                              f"one per seat")
+            raise RecordError("result.{key} must list {count} whole numbers, one per seat",
+                              {"key": key, "count": rules.players})
 
 
 def _is_int(value: Any) -> bool:
@@ -185,7 +199,10 @@ def _is_int(value: Any) -> bool:
     return type(value) is int
 
 
+JSON_TYPE_NAMES = {dict: "an object", list: "a list", str: "text", bool: "true/false",
+                   int: "a number", float: "a number", type(None): "null"}
+"""What each JSON type is called in an error (a front end translates these words)."""
+
+
 def _json_type(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "text", bool: "true/false",
-             int: "a number", float: "a number", type(None): "null"}
-    return names.get(type(value), type(value).__name__)
+    return JSON_TYPE_NAMES.get(type(value), type(value).__name__)

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from noreturn.bots.switch import SwitchAdvice
 from noreturn.bots.viewjson import view_to_json
-from noreturn.engine import NoReturnError, NotationError, parse_action, tile_code
+from noreturn.engine import NoReturnError, parse_action, tile_code
 from noreturn.server import advice
 from noreturn.server.auth import WITHDRAWN, check_still_held, seat_of
 from noreturn.server.botturns import FAST_RUN, bot_due, run_fast_bots
@@ -34,7 +34,7 @@ from noreturn.server.games import Known, Move, utc
 from noreturn.server.store import Held, TableStore
 from noreturn.table import LocalTable, OnlineTable
 from noreturn.text.lang import _
-from noreturn.text.refusals import notation_text, refusal_text
+from noreturn.text.refusals import error_text, refusal_text
 
 
 class Welcome(NamedTuple):
@@ -232,8 +232,7 @@ class Play:
             try:
                 action = parse_action(text)
             except NoReturnError as exc:
-                raise BadRequestError(notation_text(exc) if isinstance(exc, NotationError)
-                                      else str(exc), "malformed") from exc
+                raise BadRequestError(error_text(exc), "malformed") from exc
             refused = game.refusal(action)
             if refused is not None:
                 raise ConflictError(_("{action} is not allowed: {reason}").format(
@@ -270,8 +269,8 @@ class Play:
             except (ConflictError, NoReturnError) as exc:
                 if getattr(exc, "code", None) in ("spectator", "not_started", "over", "closed"):
                     raise
-                if isinstance(exc, NotationError):
-                    return False, notation_text(exc)
+                if isinstance(exc, NoReturnError):
+                    return False, error_text(exc)
                 return False, getattr(exc, "message", str(exc))
             problem = game.why_not(action)
             return problem is None, problem

@@ -17,7 +17,14 @@ from random import Random
 
 from noreturn.bots.match import Deck
 from noreturn.engine import Action, Draw, GameState, NoReturnError, ShuffledBag, reshuffled
-from noreturn.records import Record, check_header, check_record, read_record, replay_states
+from noreturn.records import (
+    Record,
+    RecordError,
+    check_header,
+    check_record,
+    read_record,
+    replay_states,
+)
 from noreturn.records.names import has_control, shown_name
 from noreturn.table.local import LocalTable
 from noreturn.table.seats import Seat
@@ -51,7 +58,7 @@ def newest_record(folder: Path) -> Path:
     """The newest unfinished record in ``folder`` (``noreturn play --resume`` alone).
 
     Raises:
-        NoReturnError: none there; the message says where it looked.
+        RecordError: none there; the message says where it looked.
     """
     for path in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
         try:
@@ -59,8 +66,8 @@ def newest_record(folder: Path) -> Path:
                 return path
         except NoReturnError:
             continue
-    raise NoReturnError(f"no unfinished game in {folder}: give the record's path "
-                        "(noreturn play --resume FILE)")
+    raise RecordError("no unfinished game in {folder}: give the record's path "
+                      "(noreturn play --resume FILE)", {"folder": folder})
 
 
 def record_seats(record: Record, path: Path) -> list[Seat]:
@@ -72,30 +79,33 @@ def record_seats(record: Record, path: Path) -> list[Seat]:
     characters (escape sequences drive the terminal they are shown in).
 
     Raises:
-        NoReturnError: such a seat, a bot seat that does not say which bot played it (a
+        RecordError: such a seat, a bot seat that does not say which bot played it (a
             record of other programs may leave out ``policy``), or no person at the table
             at all; the message names it.
     """
     if all(player.get("kind") != "human" for player in record["players"]):
-        raise NoReturnError(f"{path} cannot be resumed: every seat is a bot, so nobody plays "
-                            f"at this table; see the game with noreturn replay {path}")
+        raise RecordError("{path} cannot be resumed: every seat is a bot, so nobody plays "
+                          "at this table; see the game with noreturn replay {path}",
+                          {"path": path})
     seats = []
     for seat, player in enumerate(record["players"]):
         name = str(player["name"])
         human = player.get("kind") == "human"
         bot = None if human else player.get("policy")
         if has_control(name):  # a long name (older versions took any) still resumes
-            raise NoReturnError(f"{path} cannot be resumed: seat {seat}'s name {name!r} "
-                                "holds control characters")
+            raise RecordError("{path} cannot be resumed: seat {seat}'s name {name} holds "
+                              "control characters", {"path": path, "seat": seat,
+                                                     "name": repr(name)})
         if not human and not (isinstance(bot, str) and bot):
-            raise NoReturnError(f"{path} cannot be resumed: seat {seat} "
-                                f"({shown_name(name, seat)}) is a "
-                                "bot, and the record does not say which (its 'policy')")
+            raise RecordError("{path} cannot be resumed: seat {seat} ({name}) is a bot, and "
+                              "the record does not say which (its 'policy')",
+                              {"path": path, "seat": seat, "name": shown_name(name, seat)})
         if bot is not None and EXTERNAL in bot:
-            raise NoReturnError(
-                f"{path} cannot be resumed: seat {seat} ({name}) is played by an external "
+            raise RecordError(
+                "{path} cannot be resumed: seat {seat} ({name}) is played by an external "
                 "program, and a record never starts one (it could name any program); "
-                "see the game with noreturn replay")
+                "see the game with noreturn replay", {"path": path, "seat": seat,
+                                                      "name": shown_name(name, seat)})
         seats.append(Seat(name, bot))
     return seats
 
@@ -105,17 +115,18 @@ def resume_table(path: Path, save_dir: Path | None = None) -> LocalTable:
     goes on saving to ``path`` (``save_dir`` only if that file cannot be written).
 
     Raises:
-        NoReturnError: the file is not a valid record, or its game is over; the message
+        RecordError: the file is not a valid record, or its game is over; the message
             says what to do instead.
     """
     record = read_record(path)
     rules = check_header(record)
     verdict = check_record(record)
     if not verdict.valid:
-        raise NoReturnError(f"{path} cannot be resumed: event {verdict.event}: "
-                            f"{verdict.reason}")
+        raise RecordError("{path} cannot be resumed: event {event}: {problem}",
+                          {"path": path, "event": verdict.event, "problem": verdict.reason})
     if verdict.state is not None and verdict.state.is_over():
-        raise NoReturnError(f"the game in {path} is over: see it with noreturn replay {path}")
+        raise RecordError("the game in {path} is over: see it with noreturn replay {path}",
+                          {"path": path})
     draws: list[int] = []
     decisions: list[Action] = []
     for step in replay_states(record):

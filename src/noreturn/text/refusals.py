@@ -1,14 +1,15 @@
-"""Why a move is refused, in the reader's language.
+"""Why a move is refused, or a record cannot be read, in the reader's language.
 
 The engine keeps each reason as an English template with its blanks' values
-(``Refusal.template`` and ``params``); here the template is looked up in the catalog and
-filled, with the colour's name translated too. In English the result is the engine's own
-``Refusal.reason``, word for word.
+(``Refusal.template`` and ``params``, and the same in a ``WordedError``: a move that does
+not parse, a file that is no record); here the template is looked up in the catalog and
+filled, with the colour's name, or a JSON type's, translated too. In English the result
+is the engine's own message, word for word.
 """
 
 from __future__ import annotations
 
-from noreturn.engine import COLOUR_NAMES, NotationError, Refusal
+from noreturn.engine import COLOUR_NAMES, NoReturnError, Refusal, WordedError
 from noreturn.text.lang import _, language, pgettext
 
 COLOUR_WORDS = {
@@ -22,6 +23,17 @@ COLOUR_WORDS = {
 """Each colour's name as a noun ("the row Rot" in German, "the red row" in English)."""
 
 assert set(COLOUR_WORDS) == set(COLOUR_NAMES)
+
+JSON_TYPE_WORDS = {
+    "an object": lambda: pgettext("json", "an object"),
+    "a list": lambda: pgettext("json", "a list"),
+    "text": lambda: pgettext("json", "text"),
+    "true/false": lambda: pgettext("json", "true/false"),
+    "a number": lambda: pgettext("json", "a number"),
+    "null": lambda: pgettext("json", "null"),
+}
+"""What a record error calls each JSON type (``records.reader.JSON_TYPE_NAMES``, a test
+holds the two lists equal) in the blank ``found``, in the reader's words."""
 
 
 def colour_word(name: str) -> str:
@@ -39,8 +51,16 @@ def refusal_text(refused: Refusal) -> str:
     return _(refused.template).format_map(params)
 
 
-def notation_text(error: NotationError) -> str:
-    """A notation error (a move or tile that does not parse) in the current language."""
-    if language() == "en":
+def error_text(error: NoReturnError) -> str:
+    """The message of ``error`` in the current language: a ``WordedError`` (a move or tile
+    that does not parse, a file that is no record) translated, any other as it is."""
+    if language() == "en" or not isinstance(error, WordedError):
         return str(error)
-    return _(error.template).format_map(error.params)
+    params = {key: _json_word(value) if key == "found" and isinstance(value, str) else value
+              for key, value in error.params.items()}
+    return _(error.template).format_map(params)
+
+
+def _json_word(value: str) -> str:
+    word = JSON_TYPE_WORDS.get(value)
+    return value if word is None else word()

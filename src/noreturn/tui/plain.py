@@ -31,7 +31,7 @@ from noreturn.records import dumps
 from noreturn.table import LocalTable, default_save_dir, make_seats
 from noreturn.text.lang import N_, _
 from noreturn.text.narrate import render_table
-from noreturn.text.refusals import notation_text
+from noreturn.text.refusals import error_text
 
 LIST_LIMIT = 40
 NUMBER_DIGITS = 6
@@ -133,7 +133,7 @@ class PlainGame:
             try:
                 action = self._interpret(line)
             except NotationError as exc:
-                self.write(f"  {notation_text(exc)}")
+                self.write(f"  {error_text(exc)}")
                 continue
             except NoReturnError as exc:
                 self.write(f"  {exc}")

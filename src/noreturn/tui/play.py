@@ -16,6 +16,7 @@ from noreturn.engine import NoReturnError, Rules
 from noreturn.table import LocalTable, make_seats
 from noreturn.table.resume import resume_table
 from noreturn.text.lang import _
+from noreturn.text.refusals import error_text
 from noreturn.tui.plain import play_plain, save_report, wants_again
 
 
@@ -39,7 +40,7 @@ def play_command(rules: Rules, names: Sequence[str], bots: Sequence[str], seed: 
             table = LocalTable(make_seats(rules.players, names, bots, hotseat), rules, seed,
                                save_dir)
     except NoReturnError as exc:
-        write(_("error: {problem}").format(problem=exc))
+        write(_("error: {problem}").format(problem=error_text(exc)))
         return 2
     if not plain and not (stdin.isatty() and stdout.isatty()):
         write(_("(not a terminal: playing with plain prompts; --plain says so explicitly)"))

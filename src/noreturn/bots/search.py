@@ -63,7 +63,6 @@ from noreturn.bots.base import (
 )
 from noreturn.bots.candidates import candidates
 from noreturn.bots.inference import hand_weights
-from noreturn.bots.tree import TreePolicy
 from noreturn.engine import (
     Action,
     Decision,
@@ -177,11 +176,8 @@ class SearchBot:
     def __init__(self, seconds: float = 1.0, iterations: int | None = None,
                  win_weight: float = 0.5, trust: float = TRUST,
                  margin_scale: float = MARGIN_SCALE, trust_near: float = TRUST_NEAR,
-                 shifts: Sequence[float] = (), infer: bool = False, tie: float = 0.0,
-                 tree: int = 0, widen: float = 0.0) -> None:
+                 shifts: Sequence[float] = (), infer: bool = False, tie: float = 0.0) -> None:
         self.trust = trust
-        self.tree = tree
-        self.widen = widen
         self.tie = tie
         self.infer = infer
         self.shifts = tuple(shifts)
@@ -199,8 +195,9 @@ class SearchBot:
             return legal[0]
         seat = view.seat or 0
         first = sample_world(view, rng)
-        options: list[tuple[Action, Policy]] = [
-            (action, self._policy(seat)) for action in self.candidates(first, legal)]
+        policy = self.playout_policy(seat)
+        options: list[tuple[Action, Policy]] = [(action, policy)
+                                                for action in self.candidates(first, legal)]
         near = plan.near_switch(first)
         if near and self.shifts:
             options += switch_options(first, legal, self.shifts)
@@ -213,12 +210,6 @@ class SearchBot:
         """The moves searched at ``state`` (``candidates``), the one kept unless clearly
         beaten first. A study may lead with another move (``distill_study.py``)."""
         return candidates(state, legal)
-
-    def _policy(self, seat: int) -> Policy:
-        """A candidate's playout policy: its own tree with ``tree``, else the shared one."""
-        if self.tree:
-            return TreePolicy(seat, self.tree, widen=self.widen)
-        return self.playout_policy(seat)
 
     def playout_policy(self, seat: int) -> Policy:
         """The policy the playouts follow after a candidate, for every seat: the plan. A
@@ -255,8 +246,6 @@ class SearchBot:
                     playout(state, Random(seed), policy)
                     value = reward(state, seat, self.win_weight, self.margin_scale,
                                    self.tie)
-                    if isinstance(policy, TreePolicy):
-                        policy.backup(value)
                     totals[index] += value
                     counts[index] += 1
                     fresh[index].append(value)
@@ -285,8 +274,7 @@ class SearchBot:
 def _search(options: str) -> SearchBot:
     values = parse_options(options, {"time": float, "iterations": int, "win": float,
                                      "trust": float, "scale": float, "trust_near": float,
-                                     "shifts": str, "infer": int, "tie": float,
-                                     "tree": int, "widen": float})
+                                     "shifts": str, "infer": int, "tie": float})
     seconds = checked(values, "time", 1.0, 1e-3, MAX_SECONDS, "seconds of CPU a decision")
     iterations = int(values["iterations"]) if "iterations" in values else None
     if iterations is not None and not 1 <= iterations <= MAX_ITERATIONS:
@@ -301,9 +289,7 @@ def _search(options: str) -> SearchBot:
                                         "standard errors"),
                      shifts=parse_shifts(str(values.get("shifts", ""))),
                      infer=bool(values.get("infer", 0)),
-                     tie=checked(values, "tie", 0.0, 0, 10, "thousandths of a win a point"),
-                     tree=int(checked(values, "tree", 0, 0, 4, "own later decisions")),
-                     widen=checked(values, "widen", 0.0, 0, 100, "moves a root of visits"))
+                     tie=checked(values, "tie", 0.0, 0, 10, "thousandths of a win a point"))
 
 
 def checked(values: Mapping[str, float | int | str], key: str, default: float, low: float,

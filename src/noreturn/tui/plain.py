@@ -18,7 +18,6 @@ from noreturn.engine import (
     Declare,
     Mulligan,
     NoReturnError,
-    NotationError,
     Rules,
     is_number,
     make_tile,
@@ -132,11 +131,8 @@ class PlainGame:
             line = self.read(prompt).strip()
             try:
                 action = self._interpret(line)
-            except NotationError as exc:
+            except NoReturnError as exc:  # a move that does not parse: said translated
                 self.write(f"  {error_text(exc)}")
-                continue
-            except NoReturnError as exc:
-                self.write(f"  {exc}")
                 continue
             if action is None:
                 if table.version != start:

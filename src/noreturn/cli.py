@@ -12,6 +12,7 @@ import typer
 from noreturn import __version__
 from noreturn.engine import NoReturnError, Rules, compiled
 from noreturn.text.lang import _, from_command_line, set_language
+from noreturn.text.refusals import error_text
 
 set_language(from_command_line(sys.argv[1:]))
 
@@ -153,11 +154,10 @@ def _to_resume(resume: bool, record: Path | None, save_dir: Path | None) -> Path
     """The record ``play --resume`` goes on with: the one given, or the newest unfinished."""
     from noreturn.table import default_save_dir  # noqa: PLC0415 - fast startup
     from noreturn.table.resume import newest_record  # noqa: PLC0415
-    from noreturn.text.refusals import error_text  # noqa: PLC0415
 
     if record is not None and not resume:
-        raise typer.BadParameter(f"to go on with {record}, say --resume {record}",
-                                 param_hint="RECORD")
+        raise typer.BadParameter(_("to go on with {record}, say --resume {record}").format(
+            record=record), param_hint="RECORD")
     if not resume or record is not None:  # (without --resume there is no record here)
         return record
     try:
@@ -202,12 +202,12 @@ def history(
 
 
 def _rules(players: int, text: str) -> Rules:
-    """``--players`` and ``--rules`` as the engine's rules, or an error naming the keys."""
+    """``--players`` and ``--rules`` as the engine's rules, or its error (an unknown key's
+    names the known ones) in the reader's language."""
     try:
         return Rules.parse(text, players=players)
     except NoReturnError as exc:
-        raise typer.BadParameter(f"{exc} (keys: colors, max_value, copies, hand_size, "
-                                 "exchange_limit, players)", param_hint="--rules") from exc
+        raise typer.BadParameter(error_text(exc), param_hint="--rules") from exc
 
 
 @app.command()

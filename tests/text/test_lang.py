@@ -13,11 +13,11 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from typer.testing import CliRunner
 
 import noreturn
-from noreturn.cli import Lang
-from noreturn.engine import RULE_CODES, NoReturnError, Refusal
-from noreturn.records import RecordError
+from noreturn.cli import Lang, app
+from noreturn.engine import RULE_CODES, NoReturnError, Refusal, WordedError
 from noreturn.records.reader import JSON_TYPE_NAMES
 from noreturn.text.lang import (
     DEFAULT,
@@ -48,7 +48,8 @@ def extracted() -> set[object]:
     with (ROOT / "babel.cfg").open() as cfg:
         # (babel's command-line front end carries no type annotations)
         method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
-    keywords = {**DEFAULT_KEYWORDS, "Refusal": (2,), "NotationError": None, "RecordError": None}
+    keywords = {**DEFAULT_KEYWORDS, "Refusal": (2,), "NotationError": None, "RecordError": None,
+                "RulesError": None}
     found: set[object] = set()
     for _file, _line, message, _comments, context in extract_from_dir(
             str(PACKAGE), method_map, options_map, keywords=keywords):
@@ -149,33 +150,54 @@ def test_every_refusal_reads_in_english_as_the_engine_says_and_in_german_transla
         assert "red" not in german
 
 
-def test_every_record_error_reads_in_english_as_raised_and_in_german_translated() -> None:
-    """A file that is no record (``RecordError``, the reader's and the resuming's): the
-    same template in English, another sentence in German, the JSON type named in German
-    too, and the words for every JSON type are there."""
+WORDED_SOURCES = ("records/reader.py", "table/resume.py", "engine/tiles.py",
+                  "engine/state.py", "engine/worlds.py")
+"""Where the worded errors a player may meet are raised: a record that is no record or
+cannot be resumed, rules that make no game (``--rules colors=9``)."""
+
+
+def test_every_worded_error_reads_in_english_as_raised_and_in_german_translated() -> None:
+    """A file that is no record (``RecordError``), rules that make no game
+    (``RulesError``): the same template in English, another sentence in German, the JSON
+    type named in German too, and the words for every JSON type are there."""
     assert set(JSON_TYPE_WORDS) == set(JSON_TYPE_NAMES.values())
     catalog = read_po(PO.open("rb"))
     templates = [m.id for m in catalog if m.id and any(
-        path.endswith(("records/reader.py", "table/resume.py")) for path, _l in m.locations)]
-    assert len(templates) >= 30
+        path.endswith(WORDED_SOURCES) for path, _l in m.locations)
+        and "{text}" not in m.id]  # (tiles.py's notation errors: test_actions_text.py)
+    assert len(templates) >= 40
     for template in templates:
         assert isinstance(template, str)
-        error = RecordError(template, RECORD_PARAMS)
-        assert error_text(error) == str(error) == template.format_map(RECORD_PARAMS)
+        error = WordedError(template, WORDED_PARAMS)
+        assert error_text(error) == str(error) == template.format_map(WORDED_PARAMS)
         with speaking("de"):
             german = error_text(error)
-        if template != "'rules': {problem}":  # (the engine's RulesError, still English)
+        if template != "'rules': {problem}":  # (a TypeError's words, in English)
             assert german != str(error)
         assert "a list" not in german
     with speaking("de"):
         assert error_text(NoReturnError("plain")) == "plain"  # not worded: as it is
 
 
-RECORD_PARAMS = {"path": Path("games/x.json"), "folder": Path("games"), "found": "a list",
+WORDED_PARAMS = {"path": Path("games/x.json"), "folder": Path("games"), "found": "a list",
                  "wanted": "'no-return-record'", "problem": "broken", "line": 1, "column": 2,
                  "size": 16, "key": "'format'", "keys": "format, version", "seats": 2,
                  "seat": 1, "field": "'start_player'", "last": 1, "form": "{}", "count": 2,
-                 "event": 7, "name": "'Bea'"}
+                 "event": 7, "name": "'Bea'", "low": 1, "high": 6, "tiles": 12, "dealt": 16,
+                 "part": "'colours'", "length": "5,000", "asked": "sample_draw",
+                 "who": "seat 0 is to act", "left": 3, "bag": 4, "weight": 0.0}
+
+
+def test_rules_that_make_no_game_are_refused_in_the_players_language() -> None:
+    """``--rules`` said its refusal in English under ``--lang de``; the known keys, a list
+    the program makes, are named whole (a quoted value is cut at 60 characters)."""
+    runner = CliRunner()
+    said = {lang: " ".join(runner.invoke(app, ["--lang", lang, "play", "--rules",
+                                               "colours=3"]).output.split())
+            for lang in ("en", "de")}
+    assert "unknown key 'colours'" in said["en"] and "unbekannter Schlüssel" in said["de"]
+    for words in said.values():
+        assert "hand_size, max_value, players" in words
 
 
 def test_a_refusal_names_the_colour_in_german() -> None:

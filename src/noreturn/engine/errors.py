@@ -74,14 +74,15 @@ class WordedError(NoReturnError):
     Like a ``Refusal``'s, the templates are the translation catalog's keys: ``pybabel
     extract`` finds them as the first argument of each subclass (docs/translating.md). A
     text value is cut to ``QUOTED_LIMIT`` characters, so that a value quoted from hostile
-    input is named by its start rather than echoed whole; give a path as a ``Path``, which
-    is kept whole.
+    input is named by its start rather than echoed whole; give a path as a ``Path``, and a
+    list the program makes as ``keys`` (``WHOLE_PARAMS``): those are kept whole.
     """
 
     def __init__(self, template: str, params: Mapping[str, object] | None = None) -> None:
         self.template = template
         self.params: Mapping[str, object] = MappingProxyType(
-            {key: shortened(value) for key, value in (params or {}).items()})
+            {key: value if key in WHOLE_PARAMS else shortened(value)
+             for key, value in (params or {}).items()})
         super().__init__(template.format_map(self.params))
 
     def __reduce__(self) -> tuple[type[WordedError], tuple[str, dict[str, object]]]:
@@ -92,6 +93,10 @@ class WordedError(NoReturnError):
 class NotationError(WordedError):
     """Text (a tile, an action) that does not parse."""
 
+
+WHOLE_PARAMS = frozenset({"keys"})
+"""Blanks of a ``WordedError`` whose text is never cut: lists the program makes (the keys a
+record or the rules know), not text quoted from input."""
 
 QUOTED_LIMIT = 60
 """Characters of a refused text that its message quotes: a line of 100,000 characters
@@ -105,7 +110,7 @@ def shortened(value: object) -> object:
     return value
 
 
-class RulesError(NoReturnError):
+class RulesError(WordedError):
     """Size parameters that do not make a playable game."""
 
 

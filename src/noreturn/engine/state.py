@@ -103,7 +103,8 @@ class GameState:
             return
         n = rules.players
         if type(start_player) is not int or not 0 <= start_player < n:
-            raise RulesError(f"start player must be a seat from 0 to {n - 1}, not {start_player!r}")
+            raise RulesError("start player must be a seat from 0 to {last}, not {found}",
+                             {"last": n - 1, "found": repr(start_player)})
         self.rules = rules
         self.n = n
         self.hand_size = rules.hand_size
@@ -175,7 +176,8 @@ class GameState:
         """Refuse a chance question at a node that is not a chance node."""
         if not self.draws_due:
             who = "the game is over" if self.stage == OVER else f"seat {self.to_move} is to act"
-            raise RulesError(f"{asked}: no draw is due ({who}): this is not a chance node")
+            raise RulesError("{asked}: no draw is due ({who}): this is not a chance node",
+                             {"asked": asked, "who": who})
 
     # ------------------------------------------------------------------- copies
     def clone(self) -> GameState:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
-from noreturn.engine.errors import NotationError, RulesError, shortened
+from noreturn.engine.errors import NotationError, RulesError
 
 COLOUR_LETTERS = "ROYGBP"
 COLOUR_NAMES = ("red", "orange", "yellow", "green", "blue", "purple")
@@ -165,13 +165,14 @@ class Rules:
         for name, (low, high) in limits.items():
             value = getattr(self, name)
             if type(value) is not int or not low <= value <= high:
-                raise RulesError(f"rules: {name} must be a whole number from {low} to {high}, "
-                                 f"not {value!r}")
+                raise RulesError("rules: {name} must be a whole number from {low} to {high}, "
+                                 "not {found}", {"name": name, "low": low, "high": high,
+                                                 "found": repr(value)})
         if self.tile_count <= self.players * self.hand_size:
             raise RulesError(
-                f"rules: the tile set ({self.tile_count} tiles) must hold more tiles than "
-                f"players x hand_size ({self.players * self.hand_size})"
-            )
+                "rules: the tile set ({tiles} tiles) must hold more tiles than players x "
+                "hand_size ({dealt})",
+                {"tiles": self.tile_count, "dealt": self.players * self.hand_size})
 
     @property
     def tile_count(self) -> int:
@@ -218,7 +219,8 @@ class Rules:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise RulesError(f"rules: unknown key {unknown[0]!r}; known keys: {sorted(known)}")
+            raise RulesError("rules: unknown key {key}; known keys: {keys}",
+                             {"key": repr(unknown[0]), "keys": ", ".join(sorted(known))})
         if "players" not in data:
             raise RulesError("rules: 'players' is required")
         return cls(**data)
@@ -231,11 +233,12 @@ class Rules:
             key, sep, raw = part.partition("=")
             digits = raw.strip().removeprefix("-")
             if not sep or not is_number(digits):
-                raise RulesError(f"rules: {shortened(part)!r} is not KEY=NUMBER, e.g. colors=3")
+                raise RulesError("rules: '{part}' is not KEY=NUMBER, e.g. colors=3",
+                                 {"part": part})
             length = len(digits.lstrip("0"))
             if length > RULE_DIGITS:  # int() refuses thousands of digits
-                raise RulesError(f"rules: {shortened(key.strip())} has a number of "
-                                 f"{length:,} digits: no size is that large")
+                raise RulesError("rules: {key} has a number of {length} digits: no size is "
+                                 "that large", {"key": key.strip(), "length": f"{length:,}"})
             values[key.strip()] = int(raw)
         values.setdefault("players", 2)
         return cls.from_dict(values)

@@ -77,8 +77,8 @@ def sample_world(view: View, rng: Random,
         state.aside = [t for m in state.mulligan_tiles if m for t in m]
     state.bag = hidden
     if len(hidden) != view.bag_count:
-        raise RulesError(f"sample_world: {len(hidden)} tiles left for a bag of "
-                         f"{view.bag_count}")
+        raise RulesError("sample_world: {left} tiles left for a bag of {bag}",
+                         {"left": len(hidden), "bag": view.bag_count})
     return state
 
 
@@ -93,7 +93,8 @@ def _weighted_pick(hidden: list[int], weights: Sequence[float], count: int,
     for at, tile in enumerate(hidden):
         weight = weights[tile]
         if not weight > 0:
-            raise RulesError(f"sample_world: tile weight {weight} is not positive")
+            raise RulesError("sample_world: tile weight {weight} is not positive",
+                             {"weight": weight})
         keyed.append((rng.random() ** (1.0 / weight), at))
     keyed.sort(reverse=True)
     chosen = sorted(at for _key, at in keyed[:count])

@@ -153,7 +153,9 @@ def _rules(data: Any) -> Rules:
                           {"found": _json_type(data)})
     try:
         return Rules.from_dict(data)
-    except (RulesError, TypeError) as error:
+    except RulesError as error:  # "rules: ...", said in the reader's language too
+        raise RecordError(error.template, error.params) from None
+    except TypeError as error:
         raise RecordError("'rules': {problem}", {"problem": str(error)}) from None
 
 

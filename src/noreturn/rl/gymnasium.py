@@ -75,10 +75,11 @@ def rules_from_options(rules: Rules | None = None, **sizes: int | None) -> Rules
     if rules is None:
         return Rules(**given)
     if not isinstance(rules, Rules):
-        raise RulesError(f"rules must be a noreturn.engine.Rules, not {type(rules).__name__}")
+        raise RulesError("rules must be a noreturn.engine.Rules, not {found}",
+                         {"found": type(rules).__name__})
     if given:
-        raise RulesError(f"give either rules=Rules(...) or the size options "
-                         f"({', '.join(sorted(given))}), not both")
+        raise RulesError("give either rules=Rules(...) or the size options ({given}), not "
+                         "both", {"given": ", ".join(sorted(given))})
     return rules
 
 

@@ -172,12 +172,14 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
     """
     unknown = sorted(set(params) - set(RULE_FIELDS))
     if unknown:
-        raise RulesError(f"{SHORT_NAME}: unknown parameter {', '.join(unknown)}; the "
-                         f"parameters are {', '.join(RULE_FIELDS)}")
+        raise RulesError("{game}: unknown parameter {unknown}; the parameters are {keys}",
+                         {"game": SHORT_NAME, "unknown": ", ".join(unknown),
+                          "keys": ", ".join(RULE_FIELDS)})
     try:
         return Rules(**{**DEFAULTS, **params})
     except RulesError as exc:
-        raise RulesError(f"{SHORT_NAME}: {exc}") from None
+        raise RulesError("{game}: " + exc.template, {**exc.params, "game": SHORT_NAME}) \
+            from None
 
 
 def game_info(rules: Rules) -> Any:

@@ -106,6 +106,23 @@ def test_malformed_event_is_rejected(event: Any, code: str) -> None:
     assert "\n" not in verdict.reason
 
 
+HUGE = "x" * 100_000
+
+
+@pytest.mark.parametrize("event", [
+    {"type": HUGE, "player": 0}, {"type": "declare", "player": HUGE},
+    {"type": "declare", "player": 0, HUGE: 1}, {"type": "place", "player": 0, "tiles": [HUGE]},
+    {"type": "score", "player": 0, "row": HUGE, "count": 1, "pay": ["R4"]},
+    {"type": "score", "player": 0, "row": "R", "count": HUGE, "pay": ["R4"]},
+], ids=["type", "player", "key", "tile", "row", "count"])
+def test_a_hostile_value_is_quoted_by_its_start(event: Any) -> None:
+    """A reason quotes the record's bad value; one of 100,000 characters came back whole."""
+    record = read_record(S03)
+    record["events"][4] = event
+    verdict = check_record(record)
+    assert not verdict.valid and "xxx..." in verdict.reason and len(verdict.reason) < 300
+
+
 def test_row_outside_the_game_is_the_engines_refusal() -> None:
     record = read_record(S03)
     record["events"][9]["row"] = "B"

@@ -101,6 +101,21 @@ def test_finished_and_broken_records_are_not_resumed(tmp_path: Path) -> None:
         newest_record(tmp_path)
 
 
+def test_a_broken_game_is_not_resumed_and_the_whole_reason_is_given(tmp_path: Path) -> None:
+    """The validator's reason is the program's sentence: said whole, not cut as a value
+    quoted from the file is."""
+    path = _half_game(tmp_path).save()
+    record = json.loads(path.read_text())
+    at = next(i for i, e in enumerate(record["events"]) if e["type"] == "place")
+    record["events"][at]["tiles"] = ["R11", "R11", "R11", "R10", "R10", "R10", "R9", "R9"]
+    path.write_text(json.dumps(record))
+    verdict = check_record(record)
+    assert not verdict.valid and len(verdict.reason) > 60
+    with pytest.raises(NoReturnError) as caught:
+        resume_table(path)
+    assert str(caught.value).endswith(f"event {at}: {verdict.reason}")
+
+
 @pytest.mark.parametrize("policy", [
     "external:sh -c 'touch PWNED'", "declare-at:bag=40,bot=external:sh -c 'touch PWNED'"])
 def test_a_record_never_starts_a_program(tmp_path: Path, policy: str) -> None:

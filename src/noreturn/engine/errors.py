@@ -75,7 +75,8 @@ class WordedError(NoReturnError):
     extract`` finds them as the first argument of each subclass (docs/translating.md). A
     text value is cut to ``QUOTED_LIMIT`` characters, so that a value quoted from hostile
     input is named by its start rather than echoed whole; give a path as a ``Path``, and a
-    list the program makes as ``keys`` (``WHOLE_PARAMS``): those are kept whole.
+    list or a sentence the program makes as ``keys`` or ``problem`` (``WHOLE_PARAMS``):
+    those are kept whole (a sentence that quotes input cuts its quotes itself).
     """
 
     def __init__(self, template: str, params: Mapping[str, object] | None = None) -> None:
@@ -94,9 +95,10 @@ class NotationError(WordedError):
     """Text (a tile, an action) that does not parse."""
 
 
-WHOLE_PARAMS = frozenset({"keys"})
-"""Blanks of a ``WordedError`` whose text is never cut: lists the program makes (the keys a
-record or the rules know), not text quoted from input."""
+WHOLE_PARAMS = frozenset({"keys", "problem"})
+"""Blanks of a ``WordedError`` whose text is never cut: what the program says, not text
+quoted from input: the keys a record or the rules know, another check's whole reason (the
+validator's, the JSON parser's, the system's)."""
 
 QUOTED_LIMIT = 60
 """Characters of a refused text that its message quotes: a line of 100,000 characters

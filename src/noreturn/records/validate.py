@@ -55,6 +55,7 @@ from noreturn.engine import (
     draw_event,
     event_of,
     parse_tile,
+    shortened,
     tile_code,
     tiles_text,
 )
@@ -217,7 +218,7 @@ def event_move(event: Any, rules: Rules) -> Move:
     player = event["player"]
     if type(player) is not int or not 0 <= player < rules.players:
         raise EventError("malformed-event", f"{kind} event: 'player' must be a seat number "
-                                            f"from 0 to {rules.players - 1}, not {player!r}")
+                                            f"from 0 to {rules.players - 1}, not {_quoted(player)}")
     return Move(kind, player, _event_actions(event, kind, rules))
 
 
@@ -227,7 +228,7 @@ def _event_kind(event: Any) -> str:
                                             '{"type": "declare", "player": 0}')
     kind = event.get("type")
     if not isinstance(kind, str) or kind not in EVENT_KEYS:
-        raise EventError("malformed-event", f"unknown event type {kind!r}: use one of "
+        raise EventError("malformed-event", f"unknown event type {_quoted(kind)}: use one of "
                                             f"{', '.join(EVENT_KEYS)}")
     return kind
 
@@ -236,12 +237,13 @@ def _check_event_keys(event: dict[str, Any], kind: str) -> None:
     wanted = EVENT_KEYS[kind]
     missing = [key for key in wanted if key not in event]
     if missing:
-        raise EventError("malformed-event", f"{kind} event: the key {missing[0]!r} is missing; "
-                                            f"a {kind} event has type, {', '.join(wanted)}")
+        raise EventError("malformed-event", f"{kind} event: the key {_quoted(missing[0])} "
+                                            f"is missing; a {kind} event has type, "
+                                            f"{', '.join(wanted)}")
     extra = sorted(key for key in event if key != "type" and key not in wanted)
     if extra:
-        raise EventError("malformed-event", f"{kind} event: unknown key {extra[0]!r}; a {kind} "
-                                            f"event has only type, {', '.join(wanted)}")
+        raise EventError("malformed-event", f"{kind} event: unknown key {_quoted(extra[0])}; "
+                                            f"a {kind} event has only type, {', '.join(wanted)}")
 
 
 def _event_actions(event: dict[str, Any], kind: str, rules: Rules) -> tuple[Action, ...]:
@@ -253,13 +255,19 @@ def _event_actions(event: dict[str, Any], kind: str, rules: Rules) -> tuple[Acti
         row, count = event["row"], event["count"]
         if not isinstance(row, str) or len(row) != 1 or row not in COLOUR_LETTERS:
             raise EventError("malformed-event", f"score event: 'row' must be a colour letter "
-                                                f"({COLOUR_LETTERS}), not {row!r}")
+                                                f"({COLOUR_LETTERS}), not {_quoted(row)}")
         if type(count) is not int:
             raise EventError("malformed-event", f"score event: 'count' must be a whole number, "
-                                                f"not {count!r}")
+                                                f"not {_quoted(count)}")
         pay = _tiles(event["pay"], kind, "pay", rules)
         return (Score(COLOUR_LETTERS.index(row), count, pay),)
     return (Declare(),) if kind == "declare" else (Pass(),)
+
+
+def _quoted(value: Any) -> object:
+    """A value of the record as its reason quotes it: cut short (``shortened``), since a
+    hostile record's value may be megabytes long."""
+    return shortened(repr(value))
 
 
 def _tiles(codes: Any, kind: str, key: str, rules: Rules) -> tuple[int, ...]:
@@ -275,9 +283,10 @@ def _tiles(codes: Any, kind: str, key: str, rules: Rules) -> tuple[int, ...]:
             tile = -1
         if tile < 0 or tile_code(tile) != code or not rules.is_tile(tile):
             letters = ", ".join(COLOUR_LETTERS[:rules.colors])
-            raise EventError("bad-tile", f"{kind} event: {code!r} is not a tile of this game: "
-                                         f"write a colour letter ({letters}) and a value from "
-                                         f"1 to {rules.max_value}, such as R{rules.max_value}")
+            raise EventError("bad-tile", f"{kind} event: {_quoted(code)} is not a tile of this "
+                                         f"game: write a colour letter ({letters}) and a "
+                                         f"value from 1 to {rules.max_value}, such as "
+                                         f"R{rules.max_value}")
         tiles.append(tile)
     return tuple(tiles)
 

@@ -47,9 +47,7 @@ app = typer.Typer(
     name="noreturn",
     help=_("No Return (Marco Teubner, 2019): play, serve online tables, check records, "
            "simulate and benchmark."),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
     rich_markup_mode="markdown",  # a docstring paragraph flows as one: reads right at 80 columns
 )
 
@@ -92,12 +90,14 @@ def validate(
     raise typer.Exit(validate_command(files))
 
 
-@app.command()
+@app.command(help=_("Tell a recorded game turn by turn, with the table after each turn."))
 def replay(
-    file: Annotated[Path, typer.Argument(help="a record file")],
-    seat: Annotated[int | None, typer.Option(help="show only what this seat could see")] = None,
+    file: Annotated[Path, typer.Argument(help=_("a record file"))],
+    seat: Annotated[int | None, typer.Option(
+        help=_("show only what this seat could see"))] = None,
+    lang: LangOption = None,
 ) -> None:
-    """Tell a recorded game turn by turn, with the table after each turn."""
+    """Tell a recorded game (the help above is the translated one)."""
     from noreturn.records.commands import replay_command  # noqa: PLC0415 - fast startup
 
     raise typer.Exit(replay_command(file, seat))

@@ -208,6 +208,51 @@ def test_replay_errors(tmp_path: Path) -> None:
     assert code == 2 and lines == ["ERROR --seat 5: this game has seats 0 to 1"]
 
 
+ENGLISH_FRAME = ("Setup", "Turn ", "table after", "'s hand", "Game over", "rank ", "starts.",
+                 "INVALID", "ERROR", "in progress")
+
+
+def test_replay_tells_the_game_in_the_readers_language() -> None:
+    code, lines = run("--lang", "de", "replay", str(S03))
+    assert code == 0
+    for expected in [
+        "No Return: P0 (Platz 0), P1 (Platz 1)",
+        "P0 beginnt. Dieser Bericht zeigt alles, was die Aufzeichnung enthält.",
+        "Spielvorbereitung",
+        "  P1 erhielt O4 O3 O1",
+        "  -- Tisch nach 0 Zügen, P0 ist am Zug:",
+        "  -- Tisch nach 1 Zug, P1 ist am Zug:",
+        "Zug 1: P0",
+        "    Hand von P1: R4 O1",
+        "Spielende nach 6 Zügen. Stand = Punktestapel - Reihen:",
+        "  P1: 1 - 4 = -3, Rang 2",
+    ]:
+        assert expected in lines, expected
+    assert not [line for line in lines if any(word in line for word in ENGLISH_FRAME)]
+    code, lines = run("replay", "--lang", "de", str(S03), "--seat", "0")
+    assert code == 0
+    assert "P0 beginnt. Dieser Bericht zeigt nur, was P0 (Platz 0) sehen konnte." in lines
+
+
+def test_replay_says_its_errors_and_an_unfinished_game_in_the_readers_language(
+        tmp_path: Path) -> None:
+    code, lines = run("--lang", "de", "replay", str(tmp_path / "none.json"))
+    assert code == 1 and lines == [f"FEHLER {tmp_path / 'none.json'}: {tmp_path / 'none.json'} "
+                                   "lässt sich nicht lesen: diese Datei gibt es nicht; prüfe "
+                                   "den Pfad"]
+    code, lines = run("--lang", "de", "replay", str(S03), "--seat", "5")
+    assert code == 2 and lines == ["FEHLER --seat 5: dieses Spiel hat die Plätze 0 bis 1"]
+    code, lines = run("--lang", "de", "replay", str(S21))
+    assert code == 1
+    assert lines[-1].startswith("UNGÜLTIGE Aufzeichnung: Ereignis 4: ")  # the reason: English
+    game = recorded_game(VARIANTS[0], 9)
+    unfinished = {**game.record, "events": game.record["events"][:30]}
+    del unfinished["result"]
+    path = write_record(unfinished, tmp_path / "unfinished.json")
+    code, lines = run("--lang", "de", "replay", str(path))
+    assert code == 0 and lines[-1].startswith("Das Spiel läuft noch: Spieler ")
+
+
 def test_console_script_validate() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "noreturn", "validate", str(S03), str(S21)],

@@ -1,4 +1,5 @@
-"""A readable account of a recorded game, turn by turn, for everyone or for one seat.
+"""A readable account of a recorded game, turn by turn, for everyone or for one seat, in
+the reader's language (the validator's reason for a broken record stays English).
 
 Without a seat the account tells the whole record: every deal, draw, set-aside and exchanged
 tile, and every hand. With a seat it tells only what that seat could see at the table: the
@@ -30,7 +31,8 @@ from noreturn.records.names import shown_name
 from noreturn.records.reader import check_header
 from noreturn.records.validate import Step, Verdict, replay_record
 from noreturn.records.writer import Record
-from noreturn.text.narrate import narrate_event, plural, render_table
+from noreturn.text.lang import _, ngettext
+from noreturn.text.narrate import narrate_event, render_table
 
 Emit = Callable[[str], None]
 
@@ -82,22 +84,29 @@ class _Teller:
 
     # ------------------------------------------------------------------ the story
     def _header(self, rules: Rules) -> None:
-        seats = ", ".join(f"{name} (seat {i})" for i, name in enumerate(self.names))
+        seats = ", ".join(_("{name} (seat {seat})").format(name=name, seat=i)
+                          for i, name in enumerate(self.names))
         self.emit(f"No Return: {seats}")
-        self.emit(f"Rules: {', '.join(f'{k}={v}' for k, v in rules.to_dict().items())}")
-        start = self.record["start_player"]
-        who = ("everything in the record" if self.seat is None else
-               f"only what {self.names[self.seat]} (seat {self.seat}) could see")
-        self.emit(f"{self.names[start]} starts. This account shows {who}.")
+        self.emit(_("Rules: {rules}").format(
+            rules=", ".join(f"{k}={v}" for k, v in rules.to_dict().items())))
+        starter = self.names[self.record["start_player"]]
+        if self.seat is None:
+            self.emit(_("{starter} starts. This account shows everything in the record.")
+                      .format(starter=starter))
+        else:
+            self.emit(_("{starter} starts. This account shows only what {name} (seat {seat}) "
+                        "could see.").format(starter=starter, name=self.names[self.seat],
+                                             seat=self.seat))
         self.emit("")
-        self.emit("Setup")
+        self.emit(_("Setup"))
 
     def step(self, step: Step) -> None:
         """Tell one replayed event, and the table when it ended a turn or the setup."""
         state = step.state
         if self.stage_before == PLAY and not self.turn_open:
             self.emit("")
-            self.emit(f"Turn {self.turns_before + 1}: {self.names[step.move.player]}")
+            self.emit(_("Turn {number}: {name}").format(number=self.turns_before + 1,
+                                                          name=self.names[step.move.player]))
             self.turn_open = True
         self.emit(INDENT + narrate_event(self.names[step.move.player], self._seen(step)))
         if state.turns > self.turns_before or (state.stage == PLAY and self.stage_before < PLAY):
@@ -109,14 +118,14 @@ class _Teller:
         """Close the account: the final scores, the game in progress, or the problem."""
         self.emit("")
         if not verdict.valid:
-            self.emit(f"INVALID record: {self._problem(verdict)}")
+            self.emit(_("INVALID record: {problem}").format(problem=self._problem(verdict)))
             return
         if not verdict.over:
-            self.emit(f"The game is {verdict.reason}.")
+            self.emit(_in_progress(verdict.state))
             return
         self._final_scores(verdict.state)
         if "result" not in self.record:
-            self.emit("(The record holds no result, though the game is over.)")
+            self.emit(_("(The record holds no result, though the game is over.)"))
 
     # ---------------------------------------------------------------- event lines
     def _seen(self, step: Step) -> EventView:
@@ -129,34 +138,42 @@ class _Teller:
     # ---------------------------------------------------------------------- table
     def _table(self, state: GameState) -> None:
         seen = view(state, self.seat)
-        status = "game over" if seen.is_over else f"{self.names[seen.to_move]} to move"
-        self.emit(f"{INDENT}-- table after {plural(seen.turns, 'turn')}, {status}:")
+        status = (_("game over") if seen.is_over else
+                  _("{name} to move").format(name=self.names[seen.to_move]))
+        self.emit(INDENT + ngettext("-- table after {count} turn, {status}:",
+                                    "-- table after {count} turns, {status}:",
+                                    seen.turns).format(count=seen.turns, status=status))
         for line in render_table(seen, self.names).splitlines():
             self.emit(INDENT * 2 + line)
         if self.seat is None:
             for seat, name in enumerate(self.names):
                 hand = view(state, seat).hand or ()
-                self.emit(f"{INDENT * 2}{name}'s hand: {tiles_text(hand) or '-'}")
+                self.emit(INDENT * 2 + _("{name}'s hand: {tiles}").format(
+                    name=name, tiles=tiles_text(hand) or "-"))
 
     # ----------------------------------------------------------------------- end
     def _final_scores(self, state: GameState) -> None:
         seen = view(state, self.seat)
         ranks = state.ranks()
-        self.emit(f"Game over after {seen.turns} turns. Score = score pile - rows:")
+        self.emit(ngettext("Game over after {count} turn. Score = score pile - rows:",
+                           "Game over after {count} turns. Score = score pile - rows:",
+                           seen.turns).format(count=seen.turns))
         for seat, name in enumerate(self.names):
             pile = sum(value_of(t) for t in seen.piles[seat])
             rows = sum(sum(row) for row in seen.rows[seat])
-            self.emit(f"{INDENT}{name}: {pile} - {rows} = {seen.scores[seat]}, "
-                      f"rank {ranks[seat]}")
+            self.emit(INDENT + _("{name}: {pile} - {rows} = {score}, rank {rank}").format(
+                name=name, pile=pile, rows=rows, score=seen.scores[seat], rank=ranks[seat]))
 
     def _problem(self, verdict: Verdict) -> str:
         """The verdict's reason, unless it could show tiles this seat may not see."""
         events = self.record["events"]
         index = verdict.event if verdict.event is not None else len(events)
         if self.seat is None or index >= len(events) or self._may_see(events[index], verdict):
-            return f"event {index}: {verdict.reason} [{verdict.code}]"
-        return (f"event {index}: refused [{verdict.code}]; the details would show tiles that "
-                f"{self.names[self.seat]} could not see (replay without --seat for them)")
+            return _("event {index}: {reason} [{code}]").format(
+                index=index, reason=verdict.reason, code=verdict.code)
+        return _("event {index}: refused [{code}]; the details would show tiles that {name} "
+                 "could not see (replay without --seat for them)").format(
+                     index=index, code=verdict.code, name=self.names[self.seat])
 
     def _may_see(self, event: Any, verdict: Verdict) -> bool:
         if not isinstance(event, dict):
@@ -165,3 +182,12 @@ class _Teller:
             return True
         return event.get("type") not in HIDDEN_EVENTS and verdict.code not in (
             "not-in-hand", "malformed-event", "bad-tile")
+
+
+def _in_progress(state: GameState) -> str:
+    """The closing line of an unfinished game: who is to move, or to draw how many."""
+    if state.draws_due:
+        return ngettext("The game is in progress: player {seat} to draw {count} tile.",
+                        "The game is in progress: player {seat} to draw {count} tiles.",
+                        state.draws_due).format(seat=state.to_move, count=state.draws_due)
+    return _("The game is in progress: player {seat} to move.").format(seat=state.to_move)

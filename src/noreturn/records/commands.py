@@ -11,6 +11,8 @@ Output of ``validate``, one line per file, in the order given:
 
 The exit code is 0 only when every file is OK, else 1. Both commands print plain lines
 (no colours or wrapping) so that their output can be read by scripts and compared in tests.
+``validate``'s lines are a format for programs and stay English; ``replay`` tells a game to
+a person, in the reader's language (``--lang``, or the terminal's).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from pathlib import Path
 from noreturn.records.account import write_account
 from noreturn.records.reader import RecordError, read_record
 from noreturn.records.validate import Verdict, check_record
+from noreturn.text.lang import _
+from noreturn.text.refusals import error_text
 
 Emit = Callable[[str], None]
 
@@ -61,11 +65,12 @@ def replay_command(file: Path, seat: int | None, emit: Emit = print) -> int:
     try:
         record = read_record(file)
     except RecordError as error:
-        emit(f"ERROR {file}: {error}")
+        emit(_("ERROR {file}: {error}").format(file=file, error=error_text(error)))
         return 1
     players = len(record["players"])
     if seat is not None and not 0 <= seat < players:
-        emit(f"ERROR --seat {seat}: this game has seats 0 to {players - 1}")
+        emit(_("ERROR --seat {seat}: this game has seats 0 to {last}").format(
+            seat=seat, last=players - 1))
         return 2
     verdict = write_account(record, seat, emit)
     return 0 if verdict.valid else 1

@@ -183,18 +183,16 @@ def tutorial(
     raise typer.Exit(run_tutorial(save_dir, bot_delay, color=not no_color))
 
 
-@app.command()
+@app.command(help=_("Your local games: results by the bots you faced, and a plot over time."))
 def history(
-    folder: Annotated[Path | None, typer.Option(
-        "--dir", help="folder of your game records (default: where `noreturn play` saves)")
-    ] = None,
-    name: Annotated[str | None, typer.Option(help="only this person's games")] = None,
-    plot: Annotated[Path | None, typer.Option(
-        help="PNG of your margin game by game (default: history-NAME.png in the folder)")
-    ] = None,
+    folder: Annotated[Path | None, typer.Option("--dir", help=_(
+        "folder of your game records (default: where `noreturn play` saves)"))] = None,
+    name: Annotated[str | None, typer.Option(help=_("only this person's games"))] = None,
+    plot: Annotated[Path | None, typer.Option(help=_(
+        "PNG of your margin game by game (default: history-NAME.png in the folder)"))] = None,
     lang: LangOption = None,
 ) -> None:
-    """Your local games: results by the bots you faced, and a plot over time."""
+    """Your local games (the help above is the translated one)."""
     from noreturn.table import default_save_dir  # noqa: PLC0415 - fast startup
     from noreturn.table.history import history_command  # noqa: PLC0415
 

@@ -3,7 +3,10 @@ errors translated."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from io import BytesIO
 from pathlib import Path
 from typing import get_args
@@ -32,6 +35,7 @@ from noreturn.text.lang import (
     ngettext,
     set_language,
     speaking,
+    translations,
 )
 from noreturn.text.refusals import JSON_TYPE_WORDS, error_text, refusal_text
 
@@ -260,3 +264,30 @@ def test_the_command_line_language_is_read_before_any_help(argv: list[str],
 def test_without_lang_on_the_command_line_the_terminal_decides() -> None:
     assert from_command_line(["play"], {"LANG": "de_DE.UTF-8"}) == "de"
     assert from_command_line(["play", "--language", "de"], {"LANG": "en_GB.UTF-8"}) == "en"
+
+
+PLAYERS_COMMANDS = {
+    "play": "Play against bots (or friends, --hotseat) full screen, or with plain prompts; "
+            "--resume [RECORD] goes on with a saved game.",
+    "tutorial": "A guided first game: each move explained when it comes, against the easy bot.",
+    "replay": "Tell a recorded game turn by turn, with the table after each turn.",
+    "history": "Your local games: results by the bots you faced, and a plot over time.",
+}
+
+
+@pytest.mark.parametrize("command", sorted(PLAYERS_COMMANDS))
+def test_the_help_of_a_players_command_is_in_the_chosen_language(command: str) -> None:
+    """The help is written when the command line is read, before any callback: the language
+    comes from the command line itself (a real process, as a player starts it)."""
+    german = translations("de").gettext(PLAYERS_COMMANDS[command])
+    assert german != PLAYERS_COMMANDS[command]
+    env = {**os.environ, "COLUMNS": "300", "LANG": "en_GB.UTF-8"}
+    env.pop("LANGUAGE", None)
+    env.pop("LC_ALL", None)
+    env.pop("LC_MESSAGES", None)
+    shown = subprocess.run([sys.executable, "-m", "noreturn", "--lang", "de", command, "--help"],
+                           capture_output=True, text=True, check=True, env=env).stdout
+    assert german in shown
+    shown = subprocess.run([sys.executable, "-m", "noreturn", command, "--help"],
+                           capture_output=True, text=True, check=True, env=env).stdout
+    assert PLAYERS_COMMANDS[command] in shown

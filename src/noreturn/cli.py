@@ -369,29 +369,31 @@ def switch(
     raise typer.Exit(switch_command(settings, out))
 
 
-@app.command()
+@app.command(help=_("Judge every decision of a recorded game from what its seat knew: the "
+                    "best move found, the points lost, a label; per seat accuracy, luck and "
+                    "the switch window."))
 def review(
-    file: Annotated[Path, typer.Argument(help="a record file (docs/record-format.md)")],
-    seat: Annotated[str, typer.Option(help="the seat to review, or all")] = "all",
+    file: Annotated[Path, typer.Argument(help=_("a record file (docs/record-format.md)"))],
+    seat: Annotated[str, typer.Option(help=_("the seat to review, or all"))] = "all",
     budget: Annotated[float | None, typer.Option(
-        min=0.001, max=600, help="seconds per decision, instead of --iterations")] = None,
-    iterations: Annotated[int | None, typer.Option(
-        min=1, max=1_000_000, help="playouts per decision (default 500): the same seed "
-        "and iterations give the same review")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="one JSON object (docs/review.md)")
-                       ] = False,
-    workers: Annotated[int | None, typer.Option(
-        min=1, help="processes (default: every core; at most 4 a core); 1 works here")] = None,
-    seed: Annotated[int, typer.Option(help="seed of the sampled worlds")] = 0,
+        min=0.001, max=600, help=_("seconds per decision, instead of --iterations"))] = None,
+    iterations: Annotated[int | None, typer.Option(min=1, max=1_000_000, help=_(
+        "playouts per decision (default 500): the same seed and iterations give the same "
+        "review"))] = None,
+    as_json: Annotated[bool, typer.Option("--json", help=_(
+        "one JSON object (docs/review.md), in English"))] = False,
+    workers: Annotated[int | None, typer.Option(min=1, help=_(
+        "processes (default: every core; at most 4 a core); 1 works here"))] = None,
+    seed: Annotated[int, typer.Option(help=_("seed of the sampled worlds"))] = 0,
+    lang: LangOption = None,
 ) -> None:
-    """Judge every decision of a recorded game from what its seat knew: the best move
-    found, the points lost, a label; per seat accuracy, luck and the switch window."""
+    """Review a recorded game (the help above is the translated one)."""
     from noreturn.analysis import DEFAULT_PLAYOUTS, Budget  # noqa: PLC0415 - fast startup
     from noreturn.analysis.report import review_command  # noqa: PLC0415
 
     if budget is not None and iterations is not None:
-        raise typer.BadParameter("give --budget (seconds) or --iterations (playouts), "
-                                 "not both", param_hint="--budget")
+        raise typer.BadParameter(_("give --budget (seconds) or --iterations (playouts), "
+                                   "not both"), param_hint="--budget")
     chosen = Budget(seconds=budget) if budget is not None else Budget(
         playouts=iterations or DEFAULT_PLAYOUTS)
     raise typer.Exit(review_command(file, _seats(seat), chosen, seed, workers, as_json))
@@ -404,8 +406,8 @@ def _seats(text: str) -> list[int] | None:
     try:
         return [int(text)]
     except ValueError:
-        raise typer.BadParameter(f"{text!r} is not a seat: give a seat number (0, 1, ...) "
-                                 "or all", param_hint="--seat") from None
+        raise typer.BadParameter(_("{text} is not a seat: give a seat number (0, 1, ...) "
+                                   "or all").format(text=repr(text)), param_hint="--seat") from None
 
 
 @app.command(help=_("Online tables: lobby, seat links, play in the browser, records and "

@@ -17,6 +17,7 @@ from noreturn.bots import Deck, make_bot, play_game
 from noreturn.cli import app
 from noreturn.engine import Rules
 from noreturn.records import Record, write_record
+from noreturn.text.lang import speaking
 
 RULES = Rules(players=2, colors=4, max_value=7)
 """A small game (9 or 10 decisions a seat) so that the command runs in a moment."""
@@ -193,3 +194,45 @@ def test_the_help_names_the_default_budget() -> None:
     result = runner.invoke(app, ["review", "--help"])
     words = " ".join(result.output.replace("│", " ").split())  # the help is boxed
     assert f"playouts per decision (default {DEFAULT_PLAYOUTS})" in words
+
+
+def test_the_table_speaks_the_readers_language_and_the_json_stays_english(
+        record_file: Path) -> None:
+    """Under ``--lang de`` every word of the table is German (the moves keep their notation,
+    which records and bots read); ``--json`` is a format for programs and does not change."""
+    result = runner.invoke(app, ["--lang", "de", "review", str(record_file), *FAST])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines), max(lines, key=len)
+    heading = "".join("".join(lines[:4]).split())
+    assert heading.startswith("".join(f"Analyse von {record_file} Spielende, Endstand".split()))
+    assert "12 Durchspielungen je Entscheidung, Startwert 0" in " ".join(lines[:8])
+    header = next(line for line in lines if line.lstrip().startswith("Ereignis"))
+    assert header.split() == ["Ereignis", "Zug", "gespielt", "Vorsprung", "besserer", "Zug",
+                              "Verlust", "Urteil"]
+    assert any(line.startswith("Platz 0 · plan: Genauigkeit ") for line in lines)
+    assert any("am besten war der Wechsel in den Zügen" in line for line in lines)
+    words = {"review", "accuracy", "declaring", "better", "loss", "label", "best", "good",
+             "inaccuracy", "mistake", "blunder", "mull"}
+    said = {word for line in lines for word in re.findall(r"[A-Za-z]+", line)}
+    assert not words & said, words & said
+    german = runner.invoke(app, ["--lang", "de", "review", str(record_file), "--json", *FAST])
+    assert json.loads(german.stdout) == review_of(record_file)
+
+
+def test_errors_are_said_in_the_readers_language(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["--lang", "de", "review", str(tmp_path / "nix.json")])
+    assert result.exit_code == 2
+    assert "lässt sich nicht lesen: diese Datei gibt es nicht; prüfe den Pfad" in result.stderr
+    result = runner.invoke(app, ["--lang", "de", "review", str(tmp_path / "nix.json"),
+                                 "--seat", "x"])
+    assert result.exit_code == 2 and "ist kein Platz" in result.output
+
+
+def test_the_budget_is_said_in_the_readers_language() -> None:
+    """The end screen's review says its budget inside a German sentence too."""
+    assert Budget(playouts=200).text() == "200 playouts"
+    assert Budget(playouts=1).text() == "1 playout"
+    with speaking("de"):
+        assert Budget(playouts=200).text() == "200 Durchspielungen"
+        assert Budget(seconds=1.5).text() == "1.5 s"

@@ -35,6 +35,7 @@ from random import Random
 from noreturn.bots import plan
 from noreturn.bots.search import outcome
 from noreturn.engine import Action, Draw, GameState, Stage, View, sample_world, to_action
+from noreturn.text.lang import ngettext
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +66,11 @@ class Budget:
         return Budget(seconds=(self.seconds or 0.0) * factor)
 
     def text(self) -> str:
-        """``"600 playouts"`` or ``"1.5 s"``: the budget as the review reports it."""
+        """``"600 playouts"`` or ``"1.5 s"``: the budget as the review reports it, in the
+        reader's language."""
         if self.playouts is not None:
-            return f"{self.playouts} playouts"
+            return ngettext("{count} playout", "{count} playouts", self.playouts).format(
+                count=self.playouts)
         return f"{self.seconds:g} s"
 
 

@@ -40,6 +40,8 @@ from noreturn.analysis.review import (
     review_record,
 )
 from noreturn.records import RecordError, read_record
+from noreturn.text.lang import N_, _
+from noreturn.text.refusals import error_text
 
 FORMAT = "noreturn-review"
 VERSION = 1
@@ -58,8 +60,8 @@ def review_command(file: Path, seats: list[int] | None, budget: Budget, seed: in
             review = review_record(record, seats, budget=budget, seed=seed, workers=workers,
                                    progress=advance)
     except (RecordError, ReviewError) as problem:
-        errors.print(f"noreturn review: {file}: {problem}", markup=False, highlight=False,
-                     soft_wrap=True)
+        errors.print(f"noreturn review: {file}: {error_text(problem)}", markup=False,
+                     highlight=False, soft_wrap=True)
         return 2
     if as_json:
         console.file.write(json.dumps(review_json(review), indent=1) + "\n")
@@ -71,7 +73,7 @@ def review_command(file: Path, seats: list[int] | None, budget: Budget, seed: in
 @contextmanager
 def _progress(console: Console) -> Iterator[Callable[[int, int], None]]:
     """A transient bar on ``console`` that moves as each job of the review finishes."""
-    columns = (TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(),
+    columns = (TextColumn(_("reviewing")), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True,
                   disable=not console.is_terminal) as bar:  # no bar in a log file
@@ -137,29 +139,43 @@ def review_tables(review: Review, source: str) -> Group:
     game = review.game
     scores = ", ".join(f"{name} {score}" for name, score in zip(game.names, game.scores,
                                                                strict=True))
-    state = f"game over, scores {scores}" if game.over else (
-        f"{game.status}: reviewed up to its last event ({game.events - 1})")
-    parts: list[Any] = [Text(f"review of {source}"), Text(state), Text(
-        f"{review.budget.text()} per decision, seed {review.seed}; margins are expected "
-        f"final margins (own score minus the best other) from what the seat knew then",
-        style="dim")]
+    state = _("game over, scores {scores}").format(scores=scores) if game.over else (
+        _("{status}: reviewed up to its last event ({event})").format(
+            status=game.status, event=game.events - 1))
+    parts: list[Any] = [Text(_("review of {source}").format(source=source)), Text(state), Text(
+        _("{budget} per decision, seed {seed}; margins are expected final margins (own score "
+          "minus the best other) from what the seat knew then").format(
+              budget=review.budget.text(), seed=review.seed), style="dim")]
     for seat in review.seats:
         parts += [Text(""), *_seat_summary(seat), _decision_table(seat)]
     return Group(*parts)
 
 
 def _seat_summary(seat: SeatReview) -> list[Text]:
-    declared = ("never declared" if seat.declared_turn is None
-                else f"declared at turn {seat.declared_turn}")
-    window = turns_text(seat.best_declare_turns) or "none"
-    labels = ", ".join(f"{count} {name}" for name, count in seat.labels().items())
+    declared = (_("never declared") if seat.declared_turn is None
+                else _("declared at turn {turn}").format(turn=seat.declared_turn))
+    window = turns_text(seat.best_declare_turns) or _("none")
+    labels = ", ".join(f"{count} {label_word(name)}" for name, count in seat.labels().items())
     return [
-        Text(f"seat {seat.seat} · {seat.name}: accuracy {seat.accuracy:.0f} · mean loss "
-             f"{seat.mean_loss:.1f} · luck {seat.luck:+.0f} ± {seat.luck_se:.0f}",
-             style="bold"),
-        Text(f"  {declared}; declaring was best at turns: {window}"),
+        Text(_("seat {seat} · {name}: accuracy {accuracy} · mean loss {loss} · luck {luck} ± "
+               "{se}").format(seat=seat.seat, name=seat.name, accuracy=f"{seat.accuracy:.0f}",
+                              loss=f"{seat.mean_loss:.1f}", luck=f"{seat.luck:+.0f}",
+                              se=f"{seat.luck_se:.0f}"), style="bold"),
+        Text("  " + _("{declared}; declaring was best at turns: {window}").format(
+            declared=declared, window=window)),
         Text(f"  {labels}"),
     ]
+
+
+LABEL_WORDS = {"best": N_("best"), "good": N_("good"), "inaccuracy": N_("inaccuracy"),
+               "mistake": N_("mistake"), "blunder": N_("blunder")}
+"""A decision's label as a person reads it (the analysis and its JSON name them in
+English)."""
+
+
+def label_word(label: str) -> str:
+    """``label`` (``review.LABELS``) in the reader's language."""
+    return _(LABEL_WORDS.get(label, label))
 
 
 def turns_text(turns: tuple[int, ...]) -> str:
@@ -176,15 +192,15 @@ def turns_text(turns: tuple[int, ...]) -> str:
 def _decision_table(seat: SeatReview) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
                   collapse_padding=True)
-    for header, justify in (("event", "right"), ("turn", "right"), ("played", "left"),
-                            ("margin", "right"), ("better move", "left"), ("loss", "right"),
-                            ("label", "left")):
-        table.add_column(header, justify=justify,  # type: ignore[arg-type]
-                         no_wrap=header not in ("played", "better move"),
-                         overflow="fold")
+    for header, justify, wraps in ((N_("event"), "right", False), (N_("turn"), "right", False),
+                                   (N_("played"), "left", True), (N_("margin"), "right", False),
+                                   (N_("better move"), "left", True),
+                                   (N_("loss"), "right", False), (N_("label"), "left", False)):
+        table.add_column(_(header), justify=justify,  # type: ignore[arg-type]
+                         no_wrap=not wraps, overflow="fold")
     for d in seat.decisions:
         better = "" if d.best == d.played else d.best
-        turn = "mull." if d.kind == "mulligan" else str(d.turn)
+        turn = _("mull.") if d.kind == "mulligan" else str(d.turn)
         table.add_row(str(d.index), turn, d.played, f"{d.played_margin:+.1f}", better,
-                      f"{d.loss:.1f}", d.label)
+                      f"{d.loss:.1f}", label_word(d.label))
     return table

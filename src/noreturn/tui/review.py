@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from noreturn.analysis import Budget, SeatReview
-from noreturn.analysis.report import turns_text
+from noreturn.analysis.report import label_word, turns_text
 from noreturn.text.lang import N_, _
 from noreturn.tui.tiles import speak_bindings
 
@@ -28,9 +28,6 @@ short; ``noreturn review`` defaults to 500. Tests make it tiny."""
 
 LABEL_STYLES = {"best": "green", "good": "green", "inaccuracy": "yellow",
                 "mistake": "bold yellow", "blunder": "bold red"}
-LABEL_WORDS = {"best": N_("best"), "good": N_("good"), "inaccuracy": N_("inaccuracy"),
-               "mistake": N_("mistake"), "blunder": N_("blunder")}
-"""A decision's label as a player reads it (the analysis names them in English)."""
 
 
 def summary_lines(seat: SeatReview) -> list[str]:
@@ -58,7 +55,7 @@ def review_text(seat: SeatReview, budget: Budget | None = None) -> Text:
     accuracy, window = summary_lines(seat)
     out.append(f"{accuracy}\n", style="bold")
     out.append(f"{window}\n")
-    labels = ", ".join(f"{count} {_(LABEL_WORDS.get(name, name))}"
+    labels = ", ".join(f"{count} {label_word(name)}"
                        for name, count in seat.labels().items() if count)
     out.append(f"{labels or _('no decisions')}\n", style="dim")
     if budget is not None:
@@ -70,7 +67,7 @@ def review_text(seat: SeatReview, budget: Budget | None = None) -> Text:
         d = seat.decisions[i]
         turn = _("mulligan") if d.kind == "mulligan" else _("turn {turn}").format(turn=d.turn)
         out.append(f"{turn:>9}  ")
-        out.append(f"{_(LABEL_WORDS.get(d.label, d.label)):<10}",
+        out.append(f"{label_word(d.label):<10}",
                    style=LABEL_STYLES.get(d.label, ""))
         out.append(f" {d.loss:>5.1f}  " + _("played {action}").format(action=d.played) + "\n")
         if d.best != d.played:

@@ -272,6 +272,8 @@ PLAYERS_COMMANDS = {
     "tutorial": "A guided first game: each move explained when it comes, against the easy bot.",
     "replay": "Tell a recorded game turn by turn, with the table after each turn.",
     "history": "Your local games: results by the bots you faced, and a plot over time.",
+    "review": "Judge every decision of a recorded game from what its seat knew: the best move "
+              "found, the points lost, a label; per seat accuracy, luck and the switch window.",
 }
 
 

@@ -32,7 +32,7 @@ SEAT_KEYS = {"seat", "name", "decisions", "mean_loss", "accuracy", "luck", "luck
 ROW = re.compile(r" *\d+ +(mull\.|\d+) +(mulligan|declare|place|exchange|score)")
 """A decision's row in the table: event, turn, the move played."""
 
-runner = CliRunner()
+runner = CliRunner(env={"COLUMNS": "80"})  # the table's width, whatever the terminal's
 
 
 @pytest.fixture(scope="module")
@@ -220,13 +220,34 @@ def test_the_table_speaks_the_readers_language_and_the_json_stays_english(
     assert json.loads(german.stdout) == review_of(record_file)
 
 
-def test_errors_are_said_in_the_readers_language(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["--lang", "de", "review", str(tmp_path / "nix.json")])
-    assert result.exit_code == 2
-    assert "lässt sich nicht lesen: diese Datei gibt es nicht; prüfe den Pfad" in result.stderr
-    result = runner.invoke(app, ["--lang", "de", "review", str(tmp_path / "nix.json"),
-                                 "--seat", "x"])
+def test_errors_are_said_in_the_readers_language(record_file: Path, tmp_path: Path) -> None:
+    """Every refusal of a record, a seat or a broken game is German under ``--lang de``;
+    the validator's own reason inside it stays English (docs/translating.md)."""
+    for args, message in [
+        ([str(tmp_path / "nix.json")],
+         "lässt sich nicht lesen: diese Datei gibt es nicht; prüfe den Pfad"),
+        ([str(record_file), "--seat", "5"],
+         "Platz 5 gibt es in diesem Spiel nicht: es hat die Plätze 0 bis 1"),
+        ([str(BROKEN)], "die Aufzeichnung bricht die Regeln bei Ereignis 6: "),
+    ]:
+        result = runner.invoke(app, ["--lang", "de", "review", *args, *FAST])
+        assert result.exit_code == 2 and message in " ".join(result.stderr.split()), args
+    result = runner.invoke(app, ["--lang", "de", "review", str(record_file), "--seat", "x"])
     assert result.exit_code == 2 and "ist kein Platz" in result.output
+
+
+def test_an_unfinished_game_is_said_in_the_readers_language(game: Record,
+                                                            tmp_path: Path) -> None:
+    cut = next(i for i, e in enumerate(game["events"]) if e["type"] == "place") + 1
+    unfinished = {k: v for k, v in game.items() if k != "result"}
+    unfinished["events"] = game["events"][:cut]
+    path = write_record(unfinished, tmp_path / "unfinished.json")
+    result = runner.invoke(app, ["--lang", "de", "review", str(path), *FAST])
+    said = " ".join(result.stdout.split())
+    seat = game["events"][cut - 1]["player"]
+    assert (f"Das Spiel läuft noch: Spieler {seat} zieht als Nächstes" in said
+            and f"analysiert bis zum letzten Ereignis der Aufzeichnung ({cut - 1})" in said)
+    assert "in progress" not in said
 
 
 def test_the_budget_is_said_in_the_readers_language() -> None:

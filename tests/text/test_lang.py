@@ -53,7 +53,7 @@ def extracted() -> set[object]:
         # (babel's command-line front end carries no type annotations)
         method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
     keywords = {**DEFAULT_KEYWORDS, "Refusal": (2,), "NotationError": None, "RecordError": None,
-                "RulesError": None}
+                "RulesError": None, "ReviewError": None}
     found: set[object] = set()
     for _file, _line, message, _comments, context in extract_from_dir(
             str(PACKAGE), method_map, options_map, keywords=keywords):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from noreturn.engine import Action, GameState, NoReturnError, Stage, View, tile_code, view
+from noreturn.engine import Action, GameState, Stage, View, WordedError, tile_code, view
 from noreturn.records import Record, RecordError, Step, check_header, replay_record
 from noreturn.records.account import player_names
 
@@ -24,9 +24,10 @@ DRAW_EVENTS = ("deal", "draw")
 """The events that take tiles from the bag."""
 
 
-class ReviewError(NoReturnError):
+class ReviewError(WordedError):
     """A record that cannot be reviewed (not a record, illegal, a bad seat); one line,
-    with the fix."""
+    with the fix, kept as a template and its values so a front end says it in the
+    reader's language (``text.refusals.error_text``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +95,10 @@ class GameFacts:
         events: the number of events in the record.
         over: whether the game has ended.
         scores: the final scores when over, else the scores as they stand.
-        status: one line: "game over" or what the record is waiting for.
+        status: one line: "game over" or what the record is waiting for (the validator's
+            English words, as the JSON gives them).
+        to_move: the seat to move (or to draw) next.
+        draws_due: how many tiles that seat is yet to draw (0: it is to act).
     """
 
     names: tuple[str, ...]
@@ -102,6 +106,8 @@ class GameFacts:
     over: bool
     scores: tuple[int, ...]
     status: str
+    to_move: int
+    draws_due: int
 
 
 def seat_points(record: Record, seats: Sequence[int] | None = None
@@ -118,22 +124,23 @@ def seat_points(record: Record, seats: Sequence[int] | None = None
     try:
         rules = check_header(record)
     except RecordError as problem:
-        raise ReviewError(str(problem)) from None
+        raise ReviewError(problem.template, problem.params) from None
     seats = range(rules.players) if seats is None else list(dict.fromkeys(seats))
     for seat in seats:
         if type(seat) is not int or not 0 <= seat < rules.players:
-            raise ReviewError(f"seat {seat} is not a seat of this game: it has seats 0 to "
-                              f"{rules.players - 1}")
+            raise ReviewError("seat {seat} is not a seat of this game: it has seats 0 to "
+                              "{last}", {"seat": seat, "last": rules.players - 1})
     walk = _Walk(seats, GameState(rules, record["start_player"]))
     verdict = replay_record(record, walk.note)
     if not verdict.valid:
-        raise ReviewError(f"the record breaks the rules at event {verdict.event}: "
-                          f"{verdict.reason} [{verdict.code}]; only a valid record can be "
-                          f"reviewed (noreturn validate checks one)")
+        raise ReviewError("the record breaks the rules at event {event}: {problem} [{code}]; "
+                          "only a valid record can be reviewed (noreturn validate checks one)",
+                          {"event": verdict.event, "problem": verdict.reason,
+                           "code": verdict.code})
     state = verdict.state
     facts = GameFacts(tuple(player_names(record)),
                       len(record["events"]), state.is_over(), tuple(state.scores()),
-                      verdict.reason)
+                      verdict.reason, state.to_move, state.draws_due)
     return facts, [SeatPoints(s, tuple(walk.decisions[s]), tuple(walk.draws[s]))
                    for s in seats]
 

@@ -41,6 +41,7 @@ from noreturn.analysis.review import (
 )
 from noreturn.records import RecordError, read_record
 from noreturn.text.lang import N_, _
+from noreturn.text.narrate import in_progress
 from noreturn.text.refusals import error_text
 
 FORMAT = "noreturn-review"
@@ -141,7 +142,7 @@ def review_tables(review: Review, source: str) -> Group:
                                                                strict=True))
     state = _("game over, scores {scores}").format(scores=scores) if game.over else (
         _("{status}: reviewed up to its last event ({event})").format(
-            status=game.status, event=game.events - 1))
+            status=in_progress(game.to_move, game.draws_due), event=game.events - 1))
     parts: list[Any] = [Text(_("review of {source}").format(source=source)), Text(state), Text(
         _("{budget} per decision, seed {seed}; margins are expected final margins (own score "
           "minus the best other) from what the seat knew then").format(

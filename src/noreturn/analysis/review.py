@@ -231,8 +231,8 @@ def review_record(record: Record, seats: Sequence[int] | None = None, *,
         ReviewError: the record cannot be reviewed (see ``points.seat_points``), or
             ``workers`` is more than this machine takes (``workers_problem``).
     """
-    if problem := workers_problem(workers):
-        raise ReviewError(problem)
+    if problem := workers_problem(workers):  # (said in English, as tournaments say it)
+        raise ReviewError("{problem}", {"problem": problem})
     budget = budget or Budget(playouts=DEFAULT_PLAYOUTS)
     game, points = seat_points(record, seats)
     jobs = [job for seat in points for job in _jobs(seat.decisions, seat.draws, budget, seed)]

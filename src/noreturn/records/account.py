@@ -32,7 +32,7 @@ from noreturn.records.reader import check_header
 from noreturn.records.validate import Step, Verdict, replay_record
 from noreturn.records.writer import Record
 from noreturn.text.lang import _, ngettext
-from noreturn.text.narrate import narrate_event, render_table
+from noreturn.text.narrate import in_progress, narrate_event, render_table
 
 Emit = Callable[[str], None]
 
@@ -121,7 +121,8 @@ class _Teller:
             self.emit(_("INVALID record: {problem}").format(problem=self._problem(verdict)))
             return
         if not verdict.over:
-            self.emit(_in_progress(verdict.state))
+            self.emit(_("The game is {status}.").format(
+                status=in_progress(verdict.state.to_move, verdict.state.draws_due)))
             return
         self._final_scores(verdict.state)
         if "result" not in self.record:
@@ -182,12 +183,3 @@ class _Teller:
             return True
         return event.get("type") not in HIDDEN_EVENTS and verdict.code not in (
             "not-in-hand", "malformed-event", "bad-tile")
-
-
-def _in_progress(state: GameState) -> str:
-    """The closing line of an unfinished game: who is to move, or to draw how many."""
-    if state.draws_due:
-        return ngettext("The game is in progress: player {seat} to draw {count} tile.",
-                        "The game is in progress: player {seat} to draw {count} tiles.",
-                        state.draws_due).format(seat=state.to_move, count=state.draws_due)
-    return _("The game is in progress: player {seat} to move.").format(seat=state.to_move)

@@ -96,6 +96,16 @@ def narrate_turn(name: str, action: EventView | None, drawn: EventView | None) -
     return _("{action} and drew {tiles}").format(action=text, tiles=got)
 
 
+def in_progress(seat: int, draws_due: int) -> str:
+    """An unfinished game's state, as ``replay`` and ``review`` end or head their account
+    of it: who is to move, or to draw how many tiles (the validator's words in English)."""
+    if draws_due:
+        return ngettext("in progress: player {seat} to draw {count} tile",
+                        "in progress: player {seat} to draw {count} tiles",
+                        draws_due).format(seat=seat, count=draws_due)
+    return _("in progress: player {seat} to move").format(seat=seat)
+
+
 def narrate_game_over(names: Sequence[str], scores: Sequence[int]) -> str:
     """``game over: Ada 31, Bea 12``."""
     return _("game over: {scores}").format(scores=", ".join(

@@ -135,12 +135,18 @@ def test_a_budget_in_seconds(record_file: Path) -> None:
     assert all(d["worlds"] >= 2 for d in data["decisions"])
 
 
+def unfinished(game: Record, tmp_path: Path) -> tuple[Path, int]:
+    """The game cut right after its first placement (its draw still to come), saved; and
+    the number of events kept."""
+    cut = next(i for i, e in enumerate(game["events"]) if e["type"] == "place") + 1
+    record = {k: v for k, v in game.items() if k != "result"}
+    record["events"] = game["events"][:cut]
+    return write_record(record, tmp_path / "unfinished.json"), cut
+
+
 def test_an_unfinished_game_is_reviewed_up_to_its_last_event(game: Record,
                                                               tmp_path: Path) -> None:
-    cut = next(i for i, e in enumerate(game["events"]) if e["type"] == "place") + 1
-    unfinished = {k: v for k, v in game.items() if k != "result"}
-    unfinished["events"] = game["events"][:cut]
-    path = write_record(unfinished, tmp_path / "unfinished.json")
+    path, cut = unfinished(game, tmp_path)
     code, out, _ = run(str(path), *FAST)
     assert code == 0
     assert f"in progress: player {game['events'][cut - 1]['player']} to draw" in out
@@ -238,10 +244,7 @@ def test_errors_are_said_in_the_readers_language(record_file: Path, tmp_path: Pa
 
 def test_an_unfinished_game_is_said_in_the_readers_language(game: Record,
                                                             tmp_path: Path) -> None:
-    cut = next(i for i, e in enumerate(game["events"]) if e["type"] == "place") + 1
-    unfinished = {k: v for k, v in game.items() if k != "result"}
-    unfinished["events"] = game["events"][:cut]
-    path = write_record(unfinished, tmp_path / "unfinished.json")
+    path, cut = unfinished(game, tmp_path)
     result = runner.invoke(app, ["--lang", "de", "review", str(path), *FAST])
     said = " ".join(result.stdout.split())
     seat = game["events"][cut - 1]["player"]

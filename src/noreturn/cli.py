@@ -11,7 +11,7 @@ import typer
 
 from noreturn import __version__
 from noreturn.engine import NoReturnError, Rules, compiled
-from noreturn.text.lang import _, from_command_line, set_language
+from noreturn.text.lang import _, from_command_line, pgettext, set_language
 from noreturn.text.refusals import error_text
 
 set_language(from_command_line(sys.argv[1:]))
@@ -50,6 +50,8 @@ app = typer.Typer(
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
     rich_markup_mode="markdown",  # a docstring paragraph flows as one: reads right at 80 columns
 )
+PLAY, RECORDS, RESEARCH = (pgettext("help panel", "Play"), pgettext("help panel", "Records"),
+                           pgettext("help panel", "Research"))  # --help groups the commands
 
 
 def _version(asked: bool) -> None:
@@ -80,31 +82,9 @@ def _output_dir(folder: Path | None) -> Path | None:
         raise typer.BadParameter(str(exc)) from exc
 
 
-@app.command()
-def validate(
-    files: Annotated[list[Path], typer.Argument(help="game records (docs/record-format.md)")],
-) -> None:
-    """Check records: OK with the scores, or the first offending event and why."""
-    from noreturn.records.commands import validate_command  # noqa: PLC0415 - fast startup
-
-    raise typer.Exit(validate_command(files))
-
-
-@app.command(help=_("Tell a recorded game turn by turn, with the table after each turn."))
-def replay(
-    file: Annotated[Path, typer.Argument(help=_("a record file"))],
-    seat: Annotated[int | None, typer.Option(
-        help=_("show only what this seat could see"))] = None,
-    lang: LangOption = None,
-) -> None:
-    """Tell a recorded game (the help above is the translated one)."""
-    from noreturn.records.commands import replay_command  # noqa: PLC0415 - fast startup
-
-    raise typer.Exit(replay_command(file, seat))
-
-
 @app.command(help=_("Play against bots (or friends, --hotseat) full screen, or with plain "
-                    "prompts; --resume [RECORD] goes on with a saved game."))
+                    "prompts; --resume [RECORD] goes on with a saved game."),
+             rich_help_panel=PLAY)
 def play(
     players: Annotated[int, typer.Option(min=2, max=4, help=_("players, you included"))] = 2,
     bots: Annotated[str, typer.Option(
@@ -167,7 +147,7 @@ def _to_resume(resume: bool, record: Path | None, save_dir: Path | None) -> Path
 
 
 @app.command(help=_("A guided first game: each move explained when it comes, against the "
-                    "easy bot."))
+                    "easy bot."), rich_help_panel=PLAY)
 def tutorial(
     no_color: Annotated[bool, typer.Option(
         "--no-color", help=_("no colours: tiles keep their letters and symbols"))] = False,
@@ -183,7 +163,8 @@ def tutorial(
     raise typer.Exit(run_tutorial(save_dir, bot_delay, color=not no_color))
 
 
-@app.command(help=_("Your local games: results by the bots you faced, and a plot over time."))
+@app.command(help=_("Your local games: results by the bots you faced, and a plot over time."),
+             rich_help_panel=PLAY)
 def history(
     folder: Annotated[Path | None, typer.Option("--dir", help=_(
         "folder of your game records (default: where `noreturn play` saves)"))] = None,
@@ -199,6 +180,30 @@ def history(
     raise typer.Exit(history_command(folder or default_save_dir(), name, plot))
 
 
+@app.command(rich_help_panel=RECORDS)
+def validate(
+    files: Annotated[list[Path], typer.Argument(help="game records (docs/record-format.md)")],
+) -> None:
+    """Check records: OK with the scores, or the first offending event and why."""
+    from noreturn.records.commands import validate_command  # noqa: PLC0415 - fast startup
+
+    raise typer.Exit(validate_command(files))
+
+
+@app.command(help=_("Tell a recorded game turn by turn, with the table after each turn."),
+             rich_help_panel=RECORDS)
+def replay(
+    file: Annotated[Path, typer.Argument(help=_("a record file"))],
+    seat: Annotated[int | None, typer.Option(
+        help=_("show only what this seat could see"))] = None,
+    lang: LangOption = None,
+) -> None:
+    """Tell a recorded game (the help above is the translated one)."""
+    from noreturn.records.commands import replay_command  # noqa: PLC0415 - fast startup
+
+    raise typer.Exit(replay_command(file, seat))
+
+
 def _rules(players: int, text: str) -> Rules:
     """``--players`` and ``--rules`` as the engine's rules, or its error (an unknown key's
     names the known ones) in the reader's language."""
@@ -208,7 +213,7 @@ def _rules(players: int, text: str) -> Rules:
         raise typer.BadParameter(error_text(exc), param_hint="--rules") from exc
 
 
-@app.command()
+@app.command(rich_help_panel=RESEARCH)
 def simulate(
     games: Annotated[int, typer.Option(min=1, help="how many games")] = 100,
     players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
@@ -224,7 +229,7 @@ def simulate(
     raise typer.Exit(simulate_command(_rules(players, rules), games, seed, policy.value, out))
 
 
-@app.command()
+@app.command(rich_help_panel=RESEARCH)
 def bench(
     players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
     seconds: Annotated[float, typer.Option(min=0.1, max=3600, help="time for whole games")] = 5.0,
@@ -253,7 +258,7 @@ RayAddress = Annotated[str | None, typer.Option(
     help="Ray cluster to join (default: start a local Ray)")]
 
 
-@app.command()
+@app.command(rich_help_panel=RESEARCH)
 def tournament(
     bots: Annotated[str, typer.Option(
         help="bot specs, comma-separated: random,greedy or heuristic,ismcts:time=1; "
@@ -291,7 +296,7 @@ def tournament(
     raise typer.Exit(tournament_command(settings, out, records))
 
 
-@app.command()
+@app.command(rich_help_panel=RESEARCH)
 def compare(
     runs: Annotated[list[Path], typer.Argument(
         help="tournaments' --out folders (or their results.json)")],
@@ -314,7 +319,7 @@ study_app = typer.Typer(
     help="Studies of the game's big decisions, by restricted self-play on paired deals.",
     no_args_is_help=True,
 )
-app.add_typer(study_app, name="study")
+app.add_typer(study_app, name="study", rich_help_panel=RESEARCH)
 
 
 @study_app.command()
@@ -371,7 +376,7 @@ def switch(
 
 @app.command(help=_("Judge every decision of a recorded game from what its seat knew: the "
                     "best move found, the points lost, a label; per seat accuracy, luck and "
-                    "the switch window."))
+                    "the switch window."), rich_help_panel=RECORDS)
 def review(
     file: Annotated[Path, typer.Argument(help=_("a record file (docs/record-format.md)"))],
     seat: Annotated[str, typer.Option(help=_("the seat to review, or all"))] = "all",
@@ -411,7 +416,7 @@ def _seats(text: str) -> list[int] | None:
 
 
 @app.command(help=_("Online tables: lobby, seat links, play in the browser, records and "
-                    "replays."))
+                    "replays."), rich_help_panel=PLAY)
 def serve(
     host: Annotated[str, typer.Option(help=_("address to listen on (0.0.0.0: every one)"))] = (
         "127.0.0.1"),

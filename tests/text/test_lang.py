@@ -293,3 +293,23 @@ def test_the_help_of_a_players_command_is_in_the_chosen_language(command: str) -
     shown = subprocess.run([sys.executable, "-m", "noreturn", command, "--help"],
                            capture_output=True, text=True, check=True, env=env).stdout
     assert PLAYERS_COMMANDS[command] in shown
+
+
+def test_the_top_help_groups_the_commands_for_players_first() -> None:
+    """``noreturn --help`` lists the commands in three panels, a player's first, each
+    panel's title in the chosen language."""
+    env = {**os.environ, "COLUMNS": "100", "LANG": "en_GB.UTF-8"}
+    for lang, titles in (("en", ("Play", "Records", "Research")),
+                         ("de", ("Spielen", "Aufzeichnungen", "Forschung"))):
+        shown = subprocess.run([sys.executable, "-m", "noreturn", "--lang", lang, "--help"],
+                               capture_output=True, text=True, check=True, env=env).stdout
+        panels: dict[str, list[str]] = {}
+        for line in shown.splitlines():
+            if match := re.match(r"╭─ (\w+) ─", line):
+                current = panels.setdefault(match.group(1), [])
+            elif match := re.match(r"│ (\w+) ", line):
+                current.append(match.group(1))
+        assert list(panels) == ["Options", *titles]
+        assert [panels[title] for title in titles] == [
+            ["play", "tutorial", "history", "serve"], ["validate", "replay", "review"],
+            ["simulate", "bench", "tournament", "compare", "study"]]

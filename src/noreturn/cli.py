@@ -65,7 +65,7 @@ def _version(asked: bool) -> None:
 
 @app.callback()
 def _everywhere(lang: LangOption = None, version: Annotated[bool, typer.Option(
-        "--version", help="the version and whether the search runs compiled, then stop",
+        "--version", help=_("the version and whether the search runs compiled, then stop"),
         callback=_version, is_eager=True)] = False) -> None:
     """``noreturn --lang de COMMAND``: the language for any command (``play --lang`` too)."""
 
@@ -180,11 +180,12 @@ def history(
     raise typer.Exit(history_command(folder or default_save_dir(), name, plot))
 
 
-@app.command(rich_help_panel=RECORDS)
+@app.command(help=_("Check records: OK with the scores, or the first offending event and "
+                    "why."), rich_help_panel=RECORDS)
 def validate(
-    files: Annotated[list[Path], typer.Argument(help="game records (docs/record-format.md)")],
+    files: Annotated[list[Path], typer.Argument(help=_("game records (docs/record-format.md)"))],
 ) -> None:
-    """Check records: OK with the scores, or the first offending event and why."""
+    """Check records (the help above is the translated one; the lines stay English)."""
     from noreturn.records.commands import validate_command  # noqa: PLC0415 - fast startup
 
     raise typer.Exit(validate_command(files))

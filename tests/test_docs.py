@@ -51,7 +51,7 @@ def _read_by_users() -> list[Path]:
 def test_the_scan_covers_what_users_read() -> None:
     scanned = {path.relative_to(ROOT).as_posix() for path in _read_by_users()}
     for expected in ("README.md", "docs/rules.md", "docs/record-format.md",
-                     "src/noreturn/records/reader.py", "src/noreturn/cli.py",
+                     "src/noreturn/records/reader.py", "src/noreturn/cli/playing.py",
                      "src/noreturn/server/static/index.html", "tests/records/broken/README.md"):
         assert expected in scanned
 

@@ -1,0 +1,88 @@
+"""What every command shares: the language, read from the command line before any help is
+written, the typer ``app`` with its panels, and the checks of shared options."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from noreturn import __version__
+from noreturn.engine import NoReturnError, Rules, compiled
+from noreturn.text.lang import _, from_command_line, pgettext, set_language
+from noreturn.text.refusals import error_text
+
+set_language(from_command_line(sys.argv[1:]))
+
+
+class Lang(StrEnum):
+    """The languages a player may choose (``--lang``)."""
+
+    en = "en"
+    de = "de"
+
+
+def _chosen_language(lang: Lang | None) -> Lang | None:
+    """``--lang``'s callback: the words from here on are in that language."""
+    if lang is not None:
+        set_language(lang.value)
+    return lang
+
+
+LangOption = Annotated[Lang | None, typer.Option(
+    help=_("language of the game: en or de (default: the terminal's LANG)"),
+    callback=_chosen_language, show_default=False)]
+
+
+
+app = typer.Typer(
+    name="noreturn",
+    help=_("No Return (Marco Teubner, 2019): play, serve online tables, check records, "
+           "simulate and benchmark."),
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # a docstring paragraph flows as one: reads right at 80 columns
+)
+PLAY, RECORDS, RESEARCH = (pgettext("help panel", "Play"), pgettext("help panel", "Records"),
+                           pgettext("help panel", "Research"))  # --help groups the commands
+
+
+def _version(asked: bool) -> None:
+    """``--version``: the version, and whether the search runs compiled (``compiled``)."""
+    if asked:
+        build = ("the search compiled by mypyc" if compiled() else
+                 "pure Python: `pip install .` compiles the search, twice its playouts")
+        typer.echo(f"noreturn {__version__}, {build}")
+        raise typer.Exit
+
+
+@app.callback()
+def _everywhere(lang: LangOption = None, version: Annotated[bool, typer.Option(
+        "--version", help=_("the version and whether the search runs compiled, then stop"),
+        callback=_version, is_eager=True)] = False) -> None:
+    """``noreturn --lang de COMMAND``: the language for any command (``play --lang`` too)."""
+
+
+def checked_dir(folder: Path | None) -> Path | None:
+    """An output folder checked before the work starts, so no finished work is lost to it."""
+    if folder is None:
+        return None
+    from noreturn.files import check_output_dir  # noqa: PLC0415 - fast startup
+
+    try:
+        return check_output_dir(folder)
+    except NoReturnError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+
+
+def size_rules(players: int, text: str) -> Rules:
+    """``--players`` and ``--rules`` as the engine's rules, or its error (an unknown key's
+    names the known ones) in the reader's language."""
+    try:
+        return Rules.parse(text, players=players)
+    except NoReturnError as exc:
+        raise typer.BadParameter(error_text(exc), param_hint="--rules") from exc
+
+

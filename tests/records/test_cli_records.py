@@ -71,6 +71,10 @@ def test_validate_game_in_progress(tmp_path: Path) -> None:
     code, lines = run("validate", str(path))
     assert code == 0
     assert lines == [f"OK {path} in progress: player 1 to draw 2 tiles"]
+    code, lines = run("--lang", "de", "validate", str(path))  # a format for programs
+    assert code == 0 and lines == [f"OK {path} in progress: player 1 to draw 2 tiles"]
+    code, lines = run("--lang", "de", "replay", str(path))  # a person's account
+    assert lines[-1] == "Das Spiel läuft noch: Spieler 1 zieht als Nächstes 2 Steine."
 
 
 def test_validate_errors_for_files_that_are_not_records(tmp_path: Path) -> None:

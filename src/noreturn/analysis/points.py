@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from noreturn.engine import Action, GameState, Stage, View, WordedError, tile_code, view
 from noreturn.records import Record, RecordError, Step, check_header, replay_record
 from noreturn.records.account import player_names
+from noreturn.text.lang import DEFAULT, speaking
+from noreturn.text.narrate import in_progress
 
 DECISION_EVENTS = ("mulligan", "declare", "place", "exchange", "score")
 """The events that are a choice of their player. A ``pass`` is not one: it happens only
@@ -95,8 +97,6 @@ class GameFacts:
         events: the number of events in the record.
         over: whether the game has ended.
         scores: the final scores when over, else the scores as they stand.
-        status: one line: "game over" or what the record is waiting for (the validator's
-            English words, as the JSON gives them).
         to_move: the seat to move (or to draw) next.
         draws_due: how many tiles that seat is yet to draw (0: it is to act).
     """
@@ -105,9 +105,17 @@ class GameFacts:
     events: int
     over: bool
     scores: tuple[int, ...]
-    status: str
     to_move: int
     draws_due: int
+
+    @property
+    def status(self) -> str:
+        """One line, in English as the JSON gives it (the validator's words): "game over"
+        or what the record is waiting for."""
+        if self.over:
+            return "game over"
+        with speaking(DEFAULT):
+            return in_progress(self.to_move, self.draws_due)
 
 
 def seat_points(record: Record, seats: Sequence[int] | None = None
@@ -140,7 +148,7 @@ def seat_points(record: Record, seats: Sequence[int] | None = None
     state = verdict.state
     facts = GameFacts(tuple(player_names(record)),
                       len(record["events"]), state.is_over(), tuple(state.scores()),
-                      verdict.reason, state.to_move, state.draws_due)
+                      state.to_move, state.draws_due)
     return facts, [SeatPoints(s, tuple(walk.decisions[s]), tuple(walk.draws[s]))
                    for s in seats]
 

@@ -61,6 +61,8 @@ from noreturn.engine import (
 )
 from noreturn.records.reader import check_header
 from noreturn.records.writer import Record
+from noreturn.text.lang import DEFAULT, speaking
+from noreturn.text.narrate import in_progress
 
 EVENT_KEYS: dict[str, tuple[str, ...]] = {
     "deal": ("player", "tiles"),
@@ -397,8 +399,9 @@ def _final_verdict(record: Record, state: GameState, end: int) -> Verdict:
 
 
 def _state_of_play(state: GameState) -> str:
+    """``game over``, or what the game waits for: the words ``replay`` and ``review`` say
+    in the reader's language, here always in English (the validator's format)."""
     if state.is_over():
         return "game over"
-    if state.draws_due:
-        return f"in progress: player {state.to_move} to draw {_tiles_n(state.draws_due)}"
-    return f"in progress: player {state.to_move} to move"
+    with speaking(DEFAULT):
+        return in_progress(state.to_move, state.draws_due)

@@ -74,6 +74,8 @@ def test_the_table_fits_80_columns_and_lists_every_decision(record_file: Path) -
         summary = next(i for i, line in enumerate(lines) if line.startswith(
             f"seat {seat['seat']} · {seat['name']}: accuracy {seat['accuracy']:.0f}"))
         assert "declaring was best at turns" in lines[summary + 1]
+        tally = [f"{count} {name}" for name, count in seat["labels"].items() if count]
+        assert lines[summary + 2].strip() == ", ".join(tally)  # no "0 blunder"
     rows = [line for line in lines if ROW.match(line)]
     assert [int(row.split()[0]) for row in rows] == [d["index"] for d in data["decisions"]]
     header = next(line for line in lines if line.lstrip().startswith("event"))

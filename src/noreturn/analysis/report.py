@@ -156,7 +156,6 @@ def _seat_summary(seat: SeatReview) -> list[Text]:
     declared = (_("never declared") if seat.declared_turn is None
                 else _("declared at turn {turn}").format(turn=seat.declared_turn))
     window = turns_text(seat.best_declare_turns) or _("none")
-    labels = ", ".join(f"{count} {label_word(name)}" for name, count in seat.labels().items())
     return [
         Text(_("seat {seat} · {name}: accuracy {accuracy} · mean loss {loss} · luck {luck} ± "
                "{se}").format(seat=seat.seat, name=seat.name, accuracy=f"{seat.accuracy:.0f}",
@@ -164,7 +163,7 @@ def _seat_summary(seat: SeatReview) -> list[Text]:
                               se=f"{seat.luck_se:.0f}"), style="bold"),
         Text("  " + _("{declared}; declaring was best at turns: {window}").format(
             declared=declared, window=window)),
-        Text(f"  {labels}"),
+        Text(f"  {labels_text(seat)}"),
     ]
 
 
@@ -177,6 +176,13 @@ English)."""
 def label_word(label: str) -> str:
     """``label`` (``review.LABELS``) in the reader's language."""
     return _(LABEL_WORDS.get(label, label))
+
+
+def labels_text(seat: SeatReview) -> str:
+    """How many of the seat's decisions got each label ("3 best, 1 blunder"), the labels
+    no decision got left out, so the line reads like a tally rather than a form."""
+    counts = [f"{count} {label_word(name)}" for name, count in seat.labels().items() if count]
+    return ", ".join(counts) or _("no decisions")
 
 
 def turns_text(turns: tuple[int, ...]) -> str:

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from noreturn.analysis import Budget, SeatReview
-from noreturn.analysis.report import label_word, turns_text
+from noreturn.analysis.report import label_word, labels_text, turns_text
 from noreturn.text.lang import N_, _
 from noreturn.tui.tiles import speak_bindings
 
@@ -55,9 +55,7 @@ def review_text(seat: SeatReview, budget: Budget | None = None) -> Text:
     accuracy, window = summary_lines(seat)
     out.append(f"{accuracy}\n", style="bold")
     out.append(f"{window}\n")
-    labels = ", ".join(f"{count} {label_word(name)}"
-                       for name, count in seat.labels().items() if count)
-    out.append(f"{labels or _('no decisions')}\n", style="dim")
+    out.append(f"{labels_text(seat)}\n", style="dim")
     if budget is not None:
         out.append(_("A quick look ({budget} a decision); losses are points of expected "
                      "final margin.").format(budget=budget.text()) + "\n", style="dim")

@@ -93,6 +93,13 @@ def test_create_answers_links_once_and_the_lobby_shows_public_data_only(
      "no bot level 'external'"),
     ({"seats": [{"kind": "human"}, {"kind": "bot", "level": "ismcts:time=60"}]}, 400,
      "at most time=3"),
+    # a count of iterations or worlds that holds a queue every table shares for seconds
+    ({"seats": [{"kind": "bot", "level": "search:iterations=20000"}] * 4}, 400,
+     "iterations=500 per move"),
+    ({"seats": [{"kind": "human"}, {"kind": "bot", "level": "ismcts:iterations=501"}]}, 400,
+     "iterations=500 per move"),
+    ({"seats": [{"kind": "human"}, {"kind": "bot", "level": "plan:worlds=1000"}]}, 400,
+     "at most worlds=24"),
     ({"seats": [{"kind": "human"}, {"kind": "bot", "level": "genius"}]}, 400, "choose one of"),
     ({"seats": [{"kind": "human", "level": "hard"}, {"kind": "bot"}]}, 400, "for bots"),
     ({"seats": [{"kind": "human", "name": "Al"}, {"kind": "human", "name": " Al "}]}, 400,

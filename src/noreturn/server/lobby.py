@@ -13,6 +13,7 @@ import secrets
 from typing import Any
 
 from noreturn.bots.base import LEVELS, BotError, bot_names, budget_of, make_bot
+from noreturn.bots.planner import SWITCH_WORLDS
 from noreturn.engine import NoReturnError, Rules
 from noreturn.records.names import NAME_LENGTH, has_control
 from noreturn.server.auth import hash_token, new_token
@@ -38,8 +39,16 @@ MAX_BOT_SECONDS = 3.0
 """The longest a thinking bot (one with a ``Budget``) may think per move here: the
 ``expert`` level's time. Bot decisions queue for a few threads (``workers.THINKERS``), so
 this bounds a table's turn."""
-MAX_BOT_ITERATIONS = 20_000
-"""The most search iterations a thinking bot may spend per move here (as above)."""
+MAX_BOT_ITERATIONS = 500
+"""The most search iterations a thinking bot may spend per move here. An iteration costs
+what the bot makes of it: a sampled world with every candidate played out for ``search``
+(``search:iterations=200`` took 0.86 s a decision with four players, so 500 is some two
+seconds), one playout for ``ismcts`` (1.6 ms); 20,000 once let one table hold the thinking
+queue, which every table shares, for minutes."""
+MAX_BRIEF_WORLDS = max(SWITCH_WORLDS.values())
+"""The most sampled worlds a bot that thinks briefly (``plan:worlds=N``) may weigh its
+switch by here: as many as medium. Those decisions share one queue sized for medium's
+10-35 ms (``workers.BRIEF_THINKERS``); 1,000 worlds took 1.7 s."""
 
 
 def seatable_levels() -> tuple[str, ...]:
@@ -59,8 +68,9 @@ def check_level(level: str | None) -> str:
     """The bot spec for ``level`` (default ``medium``), if a table may seat it.
 
     A thinking bot (one with a ``Budget``: ``budget_of``) may spend at most
-    ``MAX_BOT_SECONDS`` or ``MAX_BOT_ITERATIONS`` per move; which bots think is the bot's
-    own say (the bot protocol), never a list here.
+    ``MAX_BOT_SECONDS`` or ``MAX_BOT_ITERATIONS`` per move, and one that weighs its switch
+    by sampled worlds at most ``MAX_BRIEF_WORLDS``; which bots think is the bot's own say
+    (the bot protocol), never a list here.
 
     Raises:
         BadRequestError: an unknown level, bad options, or a search budget above the limits.
@@ -78,6 +88,10 @@ def check_level(level: str | None) -> str:
                                or (budget.iterations or 0) > MAX_BOT_ITERATIONS):
         raise BadRequestError(f"bot level {spec!r}: at most time={MAX_BOT_SECONDS:g} or "
                               f"iterations={MAX_BOT_ITERATIONS} per move on this server")
+    worlds = getattr(bot, "worlds", None)
+    if isinstance(worlds, int) and worlds > MAX_BRIEF_WORLDS:
+        raise BadRequestError(f"bot level {spec!r}: at most worlds={MAX_BRIEF_WORLDS} on "
+                              "this server")
     return spec
 
 

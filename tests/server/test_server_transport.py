@@ -364,6 +364,36 @@ def test_invalid_utf8_is_closed_1007_without_a_traceback(served: tuple[str, Path
     assert "Traceback" not in log_text(log)
 
 
+def masked_text(text: str) -> bytes:
+    """One client text frame (masked with a zero key, as the protocol lets a client)."""
+    data = text.encode()
+    assert len(data) < 126
+    return bytes([0x81, 0x80 | len(data)]) + b"\0\0\0\0" + data
+
+
+def test_a_client_that_vanishes_while_answered_leaves_no_traceback(
+        served: tuple[str, Path]) -> None:
+    """A seat asks, then its connection is reset: the answers' sends fail. A client going
+    away is no server error: nothing is logged (it once logged two tracebacks a socket)."""
+    base, log = served
+    table_id, token = new_table(base)
+    before = len(log_text(log))
+    for _ in range(5):
+        with socket.create_connection(("127.0.0.1", port_of(base)), timeout=10) as sock:
+            sock.sendall((f"GET /ws/tables/{table_id} HTTP/1.1\r\nHost: x\r\n"
+                          "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                          "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+            assert sock.recv(4096).startswith(b"HTTP/1.1 101 ")
+            sock.sendall(masked_text(json.dumps({"type": "hello", "token": token})))
+            time.sleep(0.3)  # welcomed and seated
+            check = masked_text('{"type": "check", "action": "pass"}')
+            sock.sendall(check * 20)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")
+    said = log_text(log)[before:]
+    assert "Traceback" not in said and "failed" not in said, said
+
+
 # ------------------------------------------------------------------ spectators
 def test_spectators_can_neither_check_nor_hint_and_cost_no_service_call(
         client: TestClient) -> None:

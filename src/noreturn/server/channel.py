@@ -10,12 +10,14 @@ its table (a notice through the broadcaster) each connection sends its own seat'
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 from fastapi import WebSocket, WebSocketDisconnect
+from starlette.types import Message
 
 from noreturn.server.advice import switch_message
 from noreturn.server.botrunner import BotRunner
@@ -64,6 +66,11 @@ Handler = Callable[["Connection", Any], Awaitable[None]]
 """Answers one typed client message on a connection (errors raise ``ServiceError``)."""
 
 
+class ClientGoneError(Exception):
+    """A send found the client's socket gone (reset, or closed while it was answered):
+    the client went away, which is no error of the server's."""
+
+
 class Connection:
     """One WebSocket client: its seat (None: a spectator) and serialized sends."""
 
@@ -87,7 +94,10 @@ class Connection:
     async def send(self, message: dict[str, Any]) -> None:
         """Send one JSON message (sends from the reader and the pusher never interleave)."""
         async with self._send_lock:
-            await self.ws.send_text(encode(message))
+            try:
+                await self.ws.send_text(encode(message))
+            except (WebSocketDisconnect, RuntimeError, OSError) as exc:
+                raise ClientGoneError from exc  # RuntimeError: a send after the close
 
     async def error(self, code: str, message: str, rule: str | None = None) -> None:
         """An error to this client only (``error_message``)."""
@@ -165,7 +175,7 @@ class PlayChannel:
                     self.guard.failed(client)
             finally:
                 self.guard.release(client)
-        except WebSocketDisconnect:
+        except (WebSocketDisconnect, ClientGoneError):
             pass
 
     async def serve(self, conn: Connection) -> bool:
@@ -300,16 +310,29 @@ class PlayChannel:
                         await conn.error("rate_limited", limiter.warning())
                     continue
             try:
-                await self.answer(conn, parse_message(frame_text(message)))
-            except ServiceError as exc:
-                await conn.error(exc.code, exc.message, exc.rule)
-                if isinstance(exc, ForbiddenError):
-                    await conn.ws.close(CLOSE_BAD_TOKEN, "bad token")
+                if not await self.answer_one(conn, message):
                     return
-            except Exception:
-                log.exception("table %s: answering a message failed", conn.table_id)
+            except (WebSocketDisconnect, ClientGoneError):
+                return  # it went away while answered: no server error, nothing to log
+
+    async def answer_one(self, conn: Connection, message: Message) -> bool:
+        """Answer one frame, or tell the client why not; False: the socket was closed (a
+        token that no longer holds the seat, or a failure of the server's own)."""
+        try:
+            await self.answer(conn, parse_message(frame_text(message)))
+        except ServiceError as exc:
+            await conn.error(exc.code, exc.message, exc.rule)
+            if isinstance(exc, ForbiddenError):
+                await conn.ws.close(CLOSE_BAD_TOKEN, "bad token")
+                return False
+        except (WebSocketDisconnect, ClientGoneError):
+            raise
+        except Exception:
+            log.exception("table %s: answering a message failed", conn.table_id)
+            with contextlib.suppress(RuntimeError, OSError, WebSocketDisconnect):
                 await conn.ws.close(1011, "server error")
-                return
+            return False
+        return True
 
     async def answer(self, conn: Connection, data: dict[str, Any]) -> None:
         """Answer one parsed message with its type's handler (errors raise
@@ -397,4 +420,4 @@ class PlayChannel:
         await conn.send(conn.switch_answer[1])
 
 
-__all__ = ["Connection", "PlayChannel"]
+__all__ = ["ClientGoneError", "Connection", "PlayChannel"]

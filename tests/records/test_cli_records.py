@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import re
 import subprocess
 import sys
@@ -114,6 +115,68 @@ def test_a_file_larger_than_any_record_is_refused_unread(tmp_path: Path) -> None
     assert code == 1
     assert lines == [f"ERROR {path}: cannot read {path}: it is larger than 16 MB, and no game "
                      "record is; name a record file" for path in (huge, "/dev/zero")]
+
+
+def test_a_named_pipe_is_refused_unread(tmp_path: Path) -> None:
+    """Opening a pipe for reading waits for a writer, which may never come."""
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    for command in ("validate", "replay"):
+        code, lines = run(command, str(pipe))
+        assert code == 1
+        assert lines == [f"ERROR {pipe}: cannot read {pipe}: it is a pipe, not a file; name a "
+                         "record file"]
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda text: text.replace("{", '{"format": "x", ', 1),
+     "not a record: the key 'format' appears twice in one object; keep one"),
+    (lambda text: text.replace('"start_player": 0', '"start_player": 1, "start_player": 0'),
+     "not a record: the key 'start_player' appears twice in one object; keep one"),
+    (lambda text: text.replace('"start_player": 0', '"start_player": NaN'),
+     "not JSON: NaN is no JSON value; write a number"),
+    (lambda text: text.replace("{", '{"meta": {"x": -Infinity}, ', 1),
+     "not JSON: -Infinity is no JSON value; write a number"),
+])
+def test_keys_twice_and_nan_are_no_record(tmp_path: Path, change: Any, said: str) -> None:
+    """Readers that keep the first of two keys, or refuse NaN, would read another game (or
+    none): such a file is no record, whatever Python's own reader would make of it."""
+    text = S03.read_text(encoding="utf-8")
+    assert '"start_player": 0' in text
+    path = tmp_path / "odd.json"
+    path.write_text(change(text), encoding="utf-8")
+    code, lines = run("validate", str(path))
+    assert (code, lines) == (1, [f"ERROR {path}: {said}"])
+
+
+def test_a_verdict_never_quotes_a_huge_list_of_tiles(tmp_path: Path) -> None:
+    """A deal of two million tiles made a verdict line of 6 MB."""
+    record = json.loads(S03.read_text(encoding="utf-8"))
+    deal = next(e for e in record["events"] if e["type"] == "deal")
+    deal["tiles"] = ["R1"] * 2_000_000
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(record, separators=(",", ":")), encoding="utf-8")
+    code, lines = run("validate", str(path))
+    assert code == 1 and len(lines) == 1 and len(lines[0]) < 300, lines[0][:300]
+    assert "'tiles' lists 2,000,000 tiles, more than the game's" in lines[0]
+    record["rules"] = {"players": 2}  # the published game: 132 tiles
+    deal["tiles"] = [f"{c}{v}" for c in "ROYGBP" for v in range(1, 12)] * 2
+    path = write_record(record, tmp_path / "long.json")  # no deal of 8, all of them: cut short
+    code, lines = run("validate", str(path))
+    assert code == 1 and len(lines) == 1 and len(lines[0]) < 400, lines[0]
+    assert "... by player" in lines[0]
+
+
+def test_replay_for_a_seat_survives_an_event_type_that_is_no_text(tmp_path: Path) -> None:
+    record = json.loads(S03.read_text(encoding="utf-8"))
+    kinds: list[object] = [[], {"a": 1}]
+    for kind in kinds:
+        record["events"][0]["type"] = kind
+        path = write_record(record, tmp_path / "odd.json")
+        code, lines = run("replay", str(path), "--seat", "1")
+        assert code == 1
+        assert lines[-1].startswith("INVALID record: event 0: refused [malformed-event]; the "
+                                    "details would show tiles"), lines[-1]
 
 
 def test_a_record_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:

@@ -116,6 +116,21 @@ def test_a_broken_game_is_not_resumed_and_the_whole_reason_is_given(tmp_path: Pa
     assert str(caught.value).endswith(f"event {at}: {verdict.reason}")
 
 
+@pytest.mark.parametrize("shuffled", [5, None, "12", [1, "2"]])
+def test_a_record_whose_reshuffle_notes_are_no_list_is_not_resumed(
+        tmp_path: Path, shuffled: object) -> None:
+    """``meta.reshuffled_at_events`` was spread into a list unread: 5 crashed the resume,
+    "12" became events 1 and 2."""
+    before = _half_game(tmp_path)
+    assert before.path is not None
+    record = json.loads(before.path.read_text())
+    record["meta"]["reshuffled_at_events"] = shuffled
+    before.path.write_text(json.dumps(record))
+    with pytest.raises(NoReturnError, match="'reshuffled_at_events' in its meta must be a "
+                                            "list of event numbers"):
+        resume_table(before.path)
+
+
 @pytest.mark.parametrize("policy", [
     "external:sh -c 'touch PWNED'", "declare-at:bag=40,bot=external:sh -c 'touch PWNED'"])
 def test_a_record_never_starts_a_program(tmp_path: Path, policy: str) -> None:

@@ -181,5 +181,6 @@ class _Teller:
             return False
         if event.get("player") == self.seat and type(event.get("player")) is int:
             return True
-        return event.get("type") not in HIDDEN_EVENTS and verdict.code not in (
+        kind = event.get("type")  # anything, in a broken record
+        return isinstance(kind, str) and kind not in HIDDEN_EVENTS and verdict.code not in (
             "not-in-hand", "malformed-event", "bad-tile")

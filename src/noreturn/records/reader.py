@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
-from noreturn.engine import Rules, RulesError, WordedError
+from noreturn.engine import Rules, RulesError, WordedError, shortened
 from noreturn.records.writer import FORMAT, VERSION, Record
 
 REQUIRED_KEYS = ("format", "version", "rules", "players", "start_player", "events")
@@ -59,7 +60,7 @@ def parse_record(text: str) -> Record:
         RecordError: the text is not JSON or not a record.
     """
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
         raise RecordError(
             "not JSON: {problem} at line {line} column {column}; a record is one JSON object "
@@ -68,11 +69,31 @@ def parse_record(text: str) -> Record:
         ) from None
     except RecursionError:
         raise RecordError("not readable JSON: nested too deeply for a record") from None
+    except RecordError:  # a key twice, or NaN (the hooks above): said as it is
+        raise
     except ValueError:  # Python refuses integers of thousands of digits
         raise RecordError("not readable JSON: a number with too many digits for a record") \
             from None
     check_header(data)
     return data  # type: ignore[no-any-return]  # check_header proved it is a record object
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different: with a key twice, one reader keeps the
+    first value and another the last, so the same file would be two different games."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise RecordError("not a record: the key {key} appears twice in one object; "
+                              "keep one", {"key": shortened(repr(key))})
+        data[key] = value
+    return data
+
+
+def _no_constant(name: str) -> Any:
+    """Refuse ``NaN`` and ``Infinity``, which Python's reader takes but JSON has not."""
+    raise RecordError("not JSON: {name} is no JSON value; write a number",
+                      {"name": name})
 
 
 def check_header(data: Any) -> Rules:
@@ -108,7 +129,12 @@ def check_header(data: Any) -> Rules:
 def _read_text(path: Path) -> str:
     """The file's text, read at most ``MAX_RECORD_BYTES`` far (``RecordError`` beyond)."""
     try:
-        with path.open("rb") as file:
+        # Opened without waiting: a named pipe would block the open (and the reader) until
+        # someone writes into it, which may be never.
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as file:
+            if stat.S_ISFIFO(os.fstat(file.fileno()).st_mode):
+                raise RecordError("cannot read {path}: it is a pipe, not a file; name a "
+                                  "record file", {"path": path})
             data = file.read(MAX_RECORD_BYTES + 1)
         if len(data) > MAX_RECORD_BYTES:
             raise RecordError("cannot read {path}: it is larger than {size} MB, and no "

@@ -277,6 +277,9 @@ def _tiles(codes: Any, kind: str, key: str, rules: Rules) -> tuple[int, ...]:
     if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
         raise EventError("malformed-event", f"{kind} event: {key!r} must be a list of tile "
                                             f"codes such as [\"R11\", \"B3\"]")
+    if len(codes) > rules.tile_count:  # read no further: each would be quoted back
+        raise EventError("malformed-event", f"{kind} event: {key!r} lists {len(codes):,} "
+                                            f"tiles, more than the game's {rules.tile_count}")
     tiles = []
     for code in codes:
         try:
@@ -368,8 +371,16 @@ def _verb(kind: str) -> str:
     return "be dealt" if kind == "deal" else "draw"
 
 
+MOVE_TEXT_LIMIT = 200
+"""The most characters of a move a reason quotes: a move of thousands of tiles (the largest
+rules allow such a game) is cut, so a verdict stays one readable line."""
+
+
 def _says(move: Move, reason: str) -> str:
-    return f"{move} by player {move.player}: {reason}"
+    text = str(move)
+    if len(text) > MOVE_TEXT_LIMIT:
+        text = text[:MOVE_TEXT_LIMIT - 3] + "..."
+    return f"{text} by player {move.player}: {reason}"
 
 
 def _tiles_n(count: int) -> str:

@@ -16,7 +16,15 @@ from pathlib import Path
 from random import Random
 
 from noreturn.bots.match import Deck
-from noreturn.engine import Action, Draw, GameState, NoReturnError, ShuffledBag, reshuffled
+from noreturn.engine import (
+    Action,
+    Draw,
+    GameState,
+    NoReturnError,
+    ShuffledBag,
+    reshuffled,
+    shortened,
+)
 from noreturn.records import (
     Record,
     RecordError,
@@ -139,7 +147,13 @@ def resume_table(path: Path, save_dir: Path | None = None) -> LocalTable:
                                                                          draws))
     for action in decisions:
         table.replay(action)
-    table.continue_file(path, dict(record.get("meta") or {}))
+    meta = dict(record.get("meta") or {})
+    shuffled = meta.get("reshuffled_at_events", [])
+    if not isinstance(shuffled, list) or not all(type(n) is int for n in shuffled):
+        raise RecordError("{path} cannot be resumed: 'reshuffled_at_events' in its meta must "
+                          "be a list of event numbers, not {found}; remove it if unsure",
+                          {"path": path, "found": shortened(repr(shuffled))})
+    table.continue_file(path, meta)
     return table
 
 

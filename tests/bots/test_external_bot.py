@@ -218,6 +218,10 @@ def test_tournament_command_runs_an_external_bot(tmp_path: Path) -> None:
             for bot in results["bots"]} == {
         "greedy": ("greedy", 4, 0), "random_bot.py": (spec, 4, 0)}  # the name from ready
     assert str(EXAMPLE.parent) not in outcome.output  # the table shows no command line
+    # no --seed: the deals come from a fresh seed no bot can search through, said to the
+    # person (stderr) and kept in results.json so that --seed plays them again
+    assert results["seed"] >= 2**32  # 63 random bits: below at a chance of one in 2**31
+    assert f"--seed {results['seed']} plays them again" in outcome.stderr
 
 
 # --- forfeits -----------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from noreturn.records import check_record, read_record
 from noreturn.sim import backends
 from noreturn.sim.backends import BackendError
 from noreturn.sim.report import duration, log_lines, tournament_command
+from noreturn.sim.seeds import DEFAULT_SEED, GUESSABLE_BELOW, base_seed, has_outside_bot
 from noreturn.sim.tournament import (
     Settings,
     TournamentError,
@@ -433,3 +434,19 @@ def test_a_ray_address_that_does_not_answer_is_said_at_once(
     assert str(backends.unreachable("x" * 5000 + ":80")).startswith("nothing answers there")
     with pytest.raises(BackendError, match=r"cannot reach a Ray cluster at '127\.0\.0\.1:"):
         backends._init_ray(_NoInit(), 2, alive)
+
+
+def test_deals_with_an_external_bot_come_from_a_seed_it_cannot_search() -> None:
+    """An external bot sees its own hand: from a small seed it could deal every candidate
+    itself and find the deck, and with it the other hands and the draws to come."""
+    assert base_seed(None, ["greedy", "random"]) == (DEFAULT_SEED, None)  # reproducible
+    assert base_seed(7, ["greedy"]) == (7, None)
+    outside = ["greedy", "declare-at:turn=3,bot=external:python bot.py"]
+    assert has_outside_bot(outside) and not has_outside_bot(["greedy", "search:time=1"])
+    seeds = {base_seed(None, outside)[0] for _ in range(20)}
+    assert len(seeds) == 20 and min(seeds) >= 0 and max(seeds) >= GUESSABLE_BELOW
+    seed, note = base_seed(None, outside)
+    assert note is not None and f"--seed {seed} plays them again" in note
+    seed, note = base_seed(3, outside)  # asked for: played, with a warning
+    assert seed == 3 and note is not None and "could rebuild every deal of --seed 3" in note
+    assert base_seed(2**40, outside) == (2**40, None)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -56,7 +57,9 @@ class Backend(StrEnum):
 
 
 # The options that tournaments and studies share (paired deals on local cores or Ray).
-PairedSeed = Annotated[int, typer.Option(help="base seed; deal d uses the bag of (seed, d)")]
+PairedSeed = Annotated[int | None, typer.Option(
+    help="base seed; deal d uses the bag of (seed, d) (default 0; with an external: bot a "
+         "fresh seed, said before the run, since a small one lets it rebuild the deals)")]
 SizeRules = Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=5")]
 Workers = Annotated[int | None, typer.Option(
     min=1, help="processes (default: every core; at most 4 a core); 1 plays in this process")]
@@ -78,7 +81,7 @@ def tournament(
     players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
     games: Annotated[int, typer.Option(
         min=1, max=1_000_000, help="games; rounded up to whole paired deals")] = 100,
-    seed: PairedSeed = 0,
+    seed: PairedSeed = None,
     rules: SizeRules = "",
     workers: Workers = None,
     backend: BackendChoice = Backend.local,
@@ -98,9 +101,21 @@ def tournament(
     from noreturn.sim.report import tournament_command  # noqa: PLC0415 - keeps startup fast
     from noreturn.sim.tournament import Settings, split_specs  # noqa: PLC0415
 
-    settings = Settings(tuple(split_specs(bots)), size_rules(players, rules), games, seed,
+    specs = tuple(split_specs(bots))
+    settings = Settings(specs, size_rules(players, rules), games, dealing_seed(seed, specs),
                         backend.value, workers, address)
     raise typer.Exit(tournament_command(settings, out, records))
+
+
+def dealing_seed(seed: int | None, specs: Sequence[str]) -> int:
+    """The run's base seed (``sim.seeds.base_seed``), saying on stderr what the person
+    should know of it: a fresh seed drawn, or a small one an external bot could guess."""
+    from noreturn.sim.seeds import base_seed  # noqa: PLC0415 - keeps startup fast
+
+    chosen, note = base_seed(seed, specs)
+    if note:
+        typer.echo(note, err=True)
+    return chosen
 
 
 @app.command(rich_help_panel=RESEARCH)
@@ -149,7 +164,7 @@ def switch(
     points: Annotated[str | None, typer.Option(
         help="points triggers: declare at the first own turn on which the own rows hold at "
              "least P points (default: a grid; none: skip)")] = None,
-    seed: PairedSeed = 0,
+    seed: PairedSeed = None,
     rules: SizeRules = "",
     workers: Workers = None,
     backend: BackendChoice = Backend.local,
@@ -176,8 +191,8 @@ def switch(
                     *parse_values("points", points, players))
     except NoReturnError as exc:
         raise typer.BadParameter(str(exc)) from exc
-    settings = StudySettings(bot, size_rules(players, rules), triggers, games, seed,
-                             backend.value, workers, address)
+    settings = StudySettings(bot, size_rules(players, rules), triggers, games,
+                             dealing_seed(seed, [bot]), backend.value, workers, address)
     raise typer.Exit(switch_command(settings, out))
 
 

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from noreturn.analysis import DEFAULT_PLAYOUTS, Budget, review_record
+from noreturn.analysis.points import MAX_EVENTS
 from noreturn.analysis.report import review_json, turns_text
 from noreturn.analysis.review import LABEL_NAMES, accuracy_of, label_of
 from noreturn.bots import Deck, make_bot, play_game
@@ -183,6 +184,18 @@ def test_a_record_that_cannot_be_reviewed_is_one_line_on_stderr(tmp_path: Path) 
         assert code == 2 and out == ""
         assert err.startswith(f"noreturn review: {path}: ") and message in err
         assert len(err.splitlines()) == 1
+
+
+def test_a_record_too_long_to_review_is_refused_before_it_is_replayed(
+        game: Record, tmp_path: Path) -> None:
+    """Each decision's view is kept, so memory grows with the square of the length: a
+    legal game of 36,828 events took gigabytes before its first playout."""
+    long = {**game, "events": game["events"] * (MAX_EVENTS // len(game["events"]) + 1)}
+    path = write_record(long, tmp_path / "long.json")  # (illegal too: never replayed)
+    code, out, err = run(str(path), *FAST)
+    assert code == 2 and out == ""
+    assert f"the record has {len(long['events'])} events; the review weighs games of at " \
+           f"most {MAX_EVENTS}" in err
 
 
 def test_labels_accuracy_and_turn_ranges() -> None:

@@ -24,6 +24,11 @@ DECISION_EVENTS = ("mulligan", "declare", "place", "exchange", "score")
 when nothing else is legal."""
 DRAW_EVENTS = ("deal", "draw")
 """The events that take tiles from the bag."""
+MAX_EVENTS = 5_000
+"""The longest record the review weighs. It keeps each decision's view, which holds every
+row and pile so far, so its memory grows with the square of the game's length: a game of the
+largest rules the engine allows, one tile a turn (36,828 events), took gigabytes before
+the first playout. A game of the published size has a few hundred events."""
 
 
 class ReviewError(WordedError):
@@ -133,6 +138,10 @@ def seat_points(record: Record, seats: Sequence[int] | None = None
         rules = check_header(record)
     except RecordError as problem:
         raise ReviewError(problem.template, problem.params) from None
+    if len(record["events"]) > MAX_EVENTS:
+        raise ReviewError("the record has {events} events; the review weighs games of at most "
+                          "{most} (one of the published size has a few hundred): replay it "
+                          "instead", {"events": len(record["events"]), "most": MAX_EVENTS})
     seats = range(rules.players) if seats is None else list(dict.fromkeys(seats))
     for seat in seats:
         if type(seat) is not int or not 0 <= seat < rules.players:

@@ -67,6 +67,8 @@ def test_each_documented_example_is_read_by_its_model_and_shows_its_fields(
     ({"type": "check", "action": ["pass"]},
      '"check" needs "action": a string, e.g. "action": "place R5 R2"'),
     ({"type": "hello", "token": None}, '"hello" needs "token": a string, e.g. "token": ...'),
+    ({"type": "hello", "lang": "xx"}, '"hello" needs "lang": "en" or "de"'),
+    ({"type": "hello", "lang": 3}, '"hello" needs "lang": "en" or "de"'),
     ({"type": "dance"},
      "unknown message type 'dance': use action, check, hint, switch, chat, undo or ping"),
 ])

@@ -92,6 +92,9 @@ def unreadable_reason(cause: BaseException | None) -> str | None:
     if isinstance(cause, UnicodeDecodeError):
         return (f"the body is not UTF-8 text (byte 0x{cause.object[cause.start]:02x} at "
                 f"position {cause.start}): send JSON encoded as UTF-8")
+    if isinstance(cause, RecursionError):
+        return ("the body's arrays and objects nest too deeply to be read (thousands of "
+                "levels): this API's bodies nest a few levels at most")
     if isinstance(cause, ValueError) and "integer string conversion" in str(cause):
         return (f"the body holds a number of more than {sys.get_int_max_str_digits():,} "
                 "digits: no field of this API takes one")

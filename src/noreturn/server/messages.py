@@ -15,7 +15,7 @@ test: every type accepted here is documented there, and every documented one is 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args, get_origin
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
@@ -182,6 +182,10 @@ def needs(kind: str, key: str) -> BadRequestError:
     """The refusal of a ``kind`` message whose ``key`` is missing or of another type: what
     it needs, with an example (the field's own, from its model)."""
     field = CLIENT_MODELS[kind].model_fields[key]
+    if get_origin(field.annotation) is Literal:  # a choice: name every value
+        values = [json.dumps(value) for value in get_args(field.annotation)]
+        return BadRequestError(f'"{kind}" needs "{key}": {", ".join(values[:-1])} or '
+                               f'{values[-1]}')
     name = next((text for t, text in KINDS.items() if t is field.annotation
                  or t in getattr(field.annotation, "__args__", ())), "a value")
     example = json.dumps(field.examples[0]) if field.examples else "..."

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import asyncio
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import pytest
@@ -14,6 +15,8 @@ from noreturn.server import advice, channel, create_app
 from noreturn.server.workers import think
 from noreturn.table import LocalTable
 
+Opener = Callable[[], AbstractContextManager[Player]]
+"""Opens another socket of a seat."""
 ADA_AND_A_BOT = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "greedy"}]
 
 
@@ -32,14 +35,15 @@ def act(ada: Player, action: str) -> dict[str, Any]:
 
 
 @contextmanager
-def ada_after_mulligan(db_url: str) -> Iterator[Player]:
-    """Ada at a table with a bot, her mulligan made: her first phase-1 turn is next."""
+def ada_after_mulligan(db_url: str) -> Iterator[tuple[Player, Opener]]:
+    """Ada at a table with a bot, her mulligan made: her first phase-1 turn is next; and
+    how to open another socket of her seat (a reload, a second tab)."""
     with TestClient(create_app(db_url)) as client, \
-            seated(client, ADA_AND_A_BOT, SMALL) as (_table_id, _tokens, players):
+            seated(client, ADA_AND_A_BOT, SMALL) as (table_id, tokens, players):
         ada = players[0]
         settle(ada, {0})
         act(ada, "mulligan")
-        yield ada
+        yield ada, lambda: connect(client, table_id, 0, tokens[0])
 
 
 def test_a_seated_player_gets_the_switch_advice_in_phase_1_only(db_url: str) -> None:
@@ -101,10 +105,14 @@ def test_asking_again_at_the_same_version_is_not_weighed_again(
         return weigh
 
     monkeypatch.setattr(LocalTable, "switch_job", counting)
-    with ada_after_mulligan(db_url) as ada:
+    with ada_after_mulligan(db_url) as (ada, another_socket):
         first = ada.answer({"type": "switch"})
         again = ada.answer({"type": "switch"})
         assert first["type"] == "switch" and again == first
+        assert len(weighed) == 1
+        with another_socket() as again_ada:
+            # another socket of the same seat (a reload, a second tab): the same weighing
+            assert again_ada.answer({"type": "switch"}) == first
         assert len(weighed) == 1
         exchange = next(a for a in ada.state["legal"] if a.startswith("exchange"))
         act(ada, exchange)
@@ -124,6 +132,36 @@ def test_the_weighing_runs_with_the_brief_decisions_not_behind_the_searches(
         return await real(call, brief=brief)
 
     monkeypatch.setattr(channel, "think", recording)
-    with ada_after_mulligan(db_url) as ada:
+    with ada_after_mulligan(db_url) as (ada, _another):
         assert ada.answer({"type": "switch"})["type"] == "switch"
     assert asked == [True]
+
+
+def test_one_weighing_a_seat_and_turn_however_many_ask_at_once() -> None:
+    """Twenty sockets of one seat asking together once queued twenty weighings of 0.3 s
+    in the queue every table's medium bots share."""
+    weighings: list[int] = []
+
+    async def weigh() -> Any:
+        weighings.append(1)
+        await asyncio.sleep(0.01)
+        if len(weighings) == 3:
+            raise RuntimeError("a weighing that failed")
+        return f"advice {len(weighings)}"
+
+    async def scene() -> None:
+        held = advice.SeatAdvice(most=2)
+
+        async def ask(table_id: str, seat: int, version: int) -> object:
+            return await held.advice(table_id, seat, version, weigh)
+
+        answers = await asyncio.gather(*(ask("t", 0, 5) for _ in range(20)))
+        assert answers == ["advice 1"] * 20 and len(weighings) == 1
+        assert await ask("t", 0, 6) == "advice 2"  # after a move: weighed anew
+        with pytest.raises(RuntimeError):
+            await ask("t", 1, 6)
+        assert await ask("t", 1, 6) == "advice 4"  # a failure is not kept
+        await ask("u", 0, 1)  # a third seat: the least recently asked one goes
+        assert await ask("t", 0, 6) == "advice 6"
+
+    asyncio.run(scene())

@@ -11,6 +11,9 @@ a time, ``SWITCH_SECONDS``, so a request costs the same whatever the rules.
 
 from __future__ import annotations
 
+import asyncio
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from noreturn.bots.switch import Outlook, SwitchAdvice
@@ -38,4 +41,41 @@ def switch_message(advice: SwitchAdvice) -> dict[str, Any]:
             "gain": round(advice.gain, 1), "worlds": advice.worlds, "text": advice.text()}
 
 
-__all__ = ["NOTHING_TO_WEIGH", "SWITCH_SECONDS", "switch_message"]
+HELD_SEATS = 4096
+"""Seats whose latest advice a process keeps (the least recently asked go first)."""
+
+
+class SeatAdvice:
+    """The switch advice of each seat, weighed once per version of its game.
+
+    Kept per seat, not per connection: a seat that opens many sockets, or reconnects and
+    asks again, gets the one weighing of its turn, and while it is under way a second
+    question waits for it rather than queueing another (each is some 0.3 s in the one
+    queue of brief thinking that every table's medium bots share). The advice is kept
+    without words: each connection says it in its own language (``switch_message``)."""
+
+    def __init__(self, most: int = HELD_SEATS) -> None:
+        self._held: OrderedDict[tuple[str, int], tuple[int, asyncio.Future[SwitchAdvice]]] = (
+            OrderedDict())
+        self._most = most
+
+    async def advice(self, table_id: str, seat: int, version: int,
+                     weigh: Callable[[], Awaitable[SwitchAdvice]]) -> SwitchAdvice:
+        """The advice for ``seat`` at ``version``: the one weighed or being weighed, else
+        ``weigh()``'s (a weighing that failed is tried again)."""
+        key = (table_id, seat)
+        held = self._held.get(key)
+        if held is None or held[0] != version or _failed(held[1]):
+            held = (version, asyncio.ensure_future(weigh()))
+            self._held[key] = held
+        self._held.move_to_end(key)
+        while len(self._held) > self._most:
+            self._held.popitem(last=False)
+        return await asyncio.shield(held[1])  # one asker gone: the weighing goes on
+
+
+def _failed(weighing: asyncio.Future[SwitchAdvice]) -> bool:
+    return weighing.done() and (weighing.cancelled() or weighing.exception() is not None)
+
+
+__all__ = ["HELD_SEATS", "NOTHING_TO_WEIGH", "SWITCH_SECONDS", "SeatAdvice", "switch_message"]

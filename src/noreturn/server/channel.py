@@ -19,7 +19,7 @@ import anyio
 from fastapi import WebSocket, WebSocketDisconnect
 from starlette.types import Message
 
-from noreturn.server.advice import switch_message
+from noreturn.server.advice import SeatAdvice, switch_message
 from noreturn.server.botrunner import BotRunner
 from noreturn.server.broadcast import CHAT, Broadcaster
 from noreturn.server.chat import ChatPaces, clean_chat
@@ -86,18 +86,21 @@ class Connection:
         self._last_version = -1
         self.chat_seen = 0
         """The id of the newest chat message sent to this connection."""
-        self.switch_answer: tuple[int, dict[str, Any]] | None = None
-        """The last switch advice sent and the version it is for: asked again at that
-        version, it is sent again, not weighed again (a client cannot make the server
-        weigh one turn twice)."""
 
     async def send(self, message: dict[str, Any]) -> None:
         """Send one JSON message (sends from the reader and the pusher never interleave)."""
         async with self._send_lock:
-            try:
-                await self.ws.send_text(encode(message))
-            except (WebSocketDisconnect, RuntimeError, OSError) as exc:
-                raise ClientGoneError from exc  # RuntimeError: a send after the close
+            await self._send_text(encode(message))
+
+    async def _send_text(self, text: str) -> None:
+        """Send ``text`` (under the send lock).
+
+        Raises:
+            ClientGoneError: the socket is gone (reset, or closed while it was answered)."""
+        try:
+            await self.ws.send_text(text)
+        except (WebSocketDisconnect, RuntimeError, OSError) as exc:
+            raise ClientGoneError from exc  # RuntimeError: a send after the close
 
     async def error(self, code: str, message: str, rule: str | None = None) -> None:
         """An error to this client only (``error_message``)."""
@@ -135,7 +138,7 @@ class Connection:
             if text != self._last_state:
                 self._last_state = text
                 self._last_version = int(message["version"])
-                await self.ws.send_text(text)
+                await self._send_text(text)
 
 
 class PlayChannel:
@@ -153,6 +156,8 @@ class PlayChannel:
         self.guard = guard or SocketGuard()
         self.chat_paces = ChatPaces()
         """Each seat's chat pace, however many sockets it holds."""
+        self.advice = SeatAdvice()
+        """Each seat's switch advice, weighed once a turn however many sockets ask."""
         self.handlers: dict[str, Handler] = {
             "action": self.on_action, "check": self.on_check, "hint": self.on_hint,
             "switch": self.on_switch, "chat": self.on_chat, "undo": self.on_undo,
@@ -412,12 +417,13 @@ class PlayChannel:
     async def on_switch(self, conn: Connection, _message: ClientMessage) -> None:
         """``switch``: the turn checked and the view taken, then the weighing, in the queue
         of brief decisions (a person waits for it: never behind a search's seconds); asked
-        again at the same version, the first answer again."""
+        again at the same version, from any socket of the seat, the same weighing
+        (``SeatAdvice``)."""
         version, job = await run(self.service.switch_job, conn.table_id, conn.seat)
-        if conn.switch_answer is None or conn.switch_answer[0] != version:
-            conn.switch_answer = (version, {**switch_message(await think(job, brief=True)),
-                                            "version": version})
-        await conn.send(conn.switch_answer[1])
+        assert conn.seat is not None  # (switch_job refused a spectator)
+        advice = await self.advice.advice(conn.table_id, conn.seat, version,
+                                          lambda: think(job, brief=True))
+        await conn.send({**switch_message(advice), "version": version})
 
 
 __all__ = ["ClientGoneError", "Connection", "PlayChannel"]

@@ -189,6 +189,7 @@ def test_a_lost_review_process_is_tried_again_when_asked(db_url: str) -> None:
 
         reviewer.runner = dies
         table_id = finished_game(client)
+        client.get(f"/api/tables/{table_id}/review")  # bots alone: reviewed when asked
         deadline = time.monotonic() + 20
         while (reviewer.busy_with(table_id) or f"lost {table_id}" not in reviewer.events
                ) and time.monotonic() < deadline:
@@ -198,6 +199,28 @@ def test_a_lost_review_process_is_tried_again_when_asked(db_url: str) -> None:
         answer = wait_for_review(client, table_id)
         assert answer.status_code == 200 and answer.json() == {"format": "noreturn-review"}
         assert lost == [table_id]
+
+
+def test_a_game_with_a_person_is_queued_as_it_ends_one_of_bots_when_asked(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forty tables of bots ending at once filled the review queue, so that nobody's
+    review was made for tens of minutes: only a game a person played is reviewed
+    unasked. A full queue answers 503 with the time to wait."""
+    with TestClient(create_app(db_url, review_playouts=PLAYOUTS)) as client:
+        reviewer = reviewer_of(client)
+        queued: list[str] = []
+        service = client.app.state.service  # type: ignore[attr-defined]
+        monkeypatch.setattr(service, "after_game", queued.append)  # (reviewer.offer)
+        bots_only = finished_game(client)
+        assert queued == []
+        people = [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "greedy"}]
+        with seated(client, people, SMALL) as (with_ada, _tokens, players):
+            play(players, Random(3), moves=10_000)
+        assert queued == [with_ada]
+        monkeypatch.setattr(reviewer, "offer", lambda table_id: False)  # the queue is full
+        answer = client.get(f"/api/tables/{bots_only}/review")
+        assert answer.status_code == 503 and answer.headers["retry-after"] == "60"
+        assert "busy reviewing other games" in answer.json()["detail"]
 
 
 def test_one_process_claims_a_review_and_a_dead_claim_is_taken_over(db_url: str) -> None:
@@ -254,6 +277,7 @@ def test_play_goes_on_while_a_review_runs(db_url: str) -> None:
         reviewer = reviewer_of(client)
         reviewer.listeners.append(order.append)
         table_id = finished_game(client)
+        assert client.get(f"/api/tables/{table_id}/review").status_code == 202  # asked
         deadline = time.monotonic() + 20
         while f"claimed {table_id}" not in order and time.monotonic() < deadline:
             time.sleep(0.02)

@@ -102,6 +102,16 @@ SEAT_ANSWERS: dict[int | str, dict[str, Any]] = {
 """The documented answers of join, start, leave and close."""
 
 
+async def service_error(_request: Request, exc: Exception) -> JSONResponse:
+    """A ``ServiceError`` as its status and ``{"detail": ...}``; one that says when to ask
+    again (``retry_after``: a busy reviewer) with ``Retry-After``."""
+    status = exc.status if isinstance(exc, ServiceError) else 500
+    message = exc.message if isinstance(exc, ServiceError) else "server error"
+    wait = getattr(exc, "retry_after", None)
+    headers = {"Retry-After": str(wait)} if wait else None
+    return JSONResponse({"detail": message}, status_code=status, headers=headers)
+
+
 def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
                broadcaster: Broadcaster | None = None, static_dir: Path = STATIC,
                message_limits: MessageLimits | None = MESSAGE_LIMITS,
@@ -213,12 +223,7 @@ def create_app(db_url: str | None = None, *, bot_delay: float = 0.0,
     quiet_invalid_utf8()
     install_fault_handlers(app)  # 503 when the database fails (dbfaults.py)
 
-    @app.exception_handler(ServiceError)
-    async def service_error(_request: Request, exc: Exception) -> JSONResponse:
-        status = exc.status if isinstance(exc, ServiceError) else 500
-        message = exc.message if isinstance(exc, ServiceError) else "server error"
-        return JSONResponse({"detail": message}, status_code=status)
-
+    app.add_exception_handler(ServiceError, service_error)
     for routes in (api_routes(service, hub, bots), review_routes(reviews, reviewer),
                    words_routes(), tutorial_routes):
         app.include_router(routes)

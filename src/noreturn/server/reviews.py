@@ -70,6 +70,8 @@ class ReviewerBusyError(ServiceError):
 
     status = 503
     code = "busy"
+    retry_after = 60
+    """Seconds to wait before asking again (the answer's ``Retry-After``)."""
 
     def __init__(self) -> None:
         super().__init__(_("the server is busy reviewing other games: ask again in a "

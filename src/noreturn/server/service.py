@@ -76,10 +76,20 @@ class TableService(Lobby, Play, BotTurns, Turns, TableChat, Rematches):
 
     def _game_over(self, table_id: str) -> None:
         """A table's game ended (``games.Games.finished``): rate it, then tell
-        ``after_game``."""
+        ``after_game`` if a person sat at it. A game of bots alone is reviewed only when
+        someone asks for its review: forty of them, ending at once, filled the review
+        queue for everyone for tens of minutes."""
         self.players.finished(table_id)
-        if self.after_game is not None:
+        if self.after_game is not None and self._had_people(table_id):
             self.after_game(table_id)
+
+    def _had_people(self, table_id: str) -> bool:
+        """Whether a person sat at the table (one who left and was replaced counts): from
+        the game this process just stored (True if it holds none)."""
+        _known, game = self.games.known(table_id)
+        if game is None:
+            return True
+        return any(entry.get("kind") == "human" for entry in game.record()["players"])
 
 
 __all__ = [

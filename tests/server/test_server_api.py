@@ -105,6 +105,13 @@ def test_create_answers_links_once_and_the_lobby_shows_public_data_only(
     ({"seats": [{"kind": "human", "name": "Al"}, {"kind": "human", "name": " Al "}]}, 400,
      "different name"),
     ({"seats": [{"kind": "human", "name": "A\u0007l"}, {"kind": "bot"}]}, 400, "control"),
+    # names that read as one: another spelling of the same letters, or only case apart
+    ({"seats": [{"kind": "human", "name": "Zo\u00eb"}, {"kind": "human", "name": "Zoe\u0308"}]},
+     400, "different name"),
+    ({"seats": [{"kind": "human", "name": "Al"}, {"kind": "human", "name": "AL"}]}, 400,
+     "different name"),
+    ({"seats": [{"kind": "human", "name": "\ufb01sh"}, {"kind": "human", "name": "fish"}]}, 400,
+     "different name"),
     ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"colors": 9}}, 422, "colors"),
     ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"players": 3}}, 400, "seats"),
     ({"seats": [{"kind": "human"}, {"kind": "bot"}], "rules": {"speed": 3}}, 422, "speed"),
@@ -162,9 +169,10 @@ def test_join_start_and_leave_in_the_lobby(client: TestClient) -> None:
     assert joined.status_code == 200
     assert joined.json()["seats"][0] == {"seat": 0, "kind": "human", "name": "Ada L.",
                                          "level": None, "joined": True}
-    clash = client.post(f"/api/tables/{table_id}/join", json={"token": tokens[1],
-                                                              "name": "Ada L."})
-    assert clash.status_code == 400
+    for same in ("Ada L.", "ada l.", "\uff21da L."):  # also in another case or form
+        clash = client.post(f"/api/tables/{table_id}/join", json={"token": tokens[1],
+                                                                  "name": same})
+        assert clash.status_code == 400 and "another seat is named" in clash.json()["detail"]
     early = client.post(f"/api/tables/{table_id}/start", json={"token": tokens[0]})
     assert early.status_code == 409 and "Bo has not joined" in early.json()["detail"]
     assert client.get(f"/api/tables/{table_id}").json()["status"] == "lobby"

@@ -10,6 +10,7 @@ hidden tiles), and the seed never leaves the server while the game runs.
 from __future__ import annotations
 
 import secrets
+import unicodedata
 from typing import Any
 
 from noreturn.bots.base import LEVELS, BotError, bot_names, budget_of, make_bot
@@ -101,7 +102,8 @@ def clean_name(name: str | None, default: str) -> str:
     Raises:
         BadRequestError: the name is too long or holds control characters.
     """
-    text = " ".join((name or "").split())
+    # one spelling of each letter: "Zoë" typed as e and a combining diaeresis is "Zoë"
+    text = unicodedata.normalize("NFC", " ".join((name or "").split()))
     if not text:
         return default
     if len(text) > NAME_LENGTH:
@@ -111,6 +113,18 @@ def clean_name(name: str | None, default: str) -> str:
         raise BadRequestError(_("name {name}: no control characters, please").format(
             name=repr(text)))
     return text
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two names would read as one at the table: equal once letters that are
+    the same in another form (compatibility forms: "ﬁ" and "fi", full-width letters) and
+    case are set aside, so no one joins as another seat's name in another spelling."""
+    return name_key(a) == name_key(b)
+
+
+def name_key(name: str) -> str:
+    """A name as ``same_name`` compares it."""
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def table_rules(body: CreateTable) -> Rules:
@@ -146,13 +160,13 @@ def seat_names(seats: list[SeatIn]) -> list[str]:
         if seat.kind == "human":
             default = f"Player {i + 1}"
         else:
-            default = next((n for n in BOT_NAMES if n not in taken and all(
-                n != (s.name or "").strip() for s in seats)), f"Bot {i + 1}")
+            default = next((n for n in BOT_NAMES if name_key(n) not in taken and all(
+                not same_name(n, (s.name or "").strip()) for s in seats)), f"Bot {i + 1}")
         name = clean_name(seat.name, default)
-        if name in taken:
+        if name_key(name) in taken:
             raise BadRequestError(_("two seats are named {name}: give each a different "
                                     "name").format(name=repr(name)))
-        taken.add(name)
+        taken.add(name_key(name))
         names.append(name)
     return names
 
@@ -242,7 +256,7 @@ class Lobby:
         new = clean_name(name, seat.name)
         if new != seat.name and row.status != "lobby":
             raise ConflictError(_("names are fixed once the game has started"))
-        if any(s.name == new for s in seats if s.seat != seat.seat):
+        if any(same_name(s.name, new) for s in seats if s.seat != seat.seat):
             raise BadRequestError(_("another seat is named {name}: choose another "
                                     "name").format(name=repr(new)))
         return new

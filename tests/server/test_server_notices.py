@@ -38,6 +38,7 @@ from noreturn.server.service import (
     hash_token,
 )
 from noreturn.table.local import LocalTable
+from noreturn.text.lang import speaking
 
 
 def _moves(service: TableService, table_id: str) -> int:
@@ -389,6 +390,45 @@ def test_a_hint_is_worked_out_outside_the_table_lock(
     monkeypatch.setattr(LocalTable, "hint_job", probing)
     action, reason, _version = service.hint(table_id, 0)
     assert free == [True] and action and reason
+    engine.dispose()
+
+
+def test_repeated_hints_checks_and_replays_cost_no_second_weighing_nor_read(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flood of hints weighed the turn each time (24 worlds near the switch), each check
+    read the table from the database, each replay was rebuilt: now a hint is weighed once
+    a seat, version and language, a check uses the game this process holds, and a
+    finished game's replay is built once a language."""
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    table_id, _token = _started(service, [SeatIn(kind="human", name="Ada"),
+                                          SeatIn(kind="bot", level="greedy")])
+    while (turn := service.bot_turn(table_id)) is not None:
+        if callable(turn):
+            service.bot_apply(table_id, turn())
+    weighed: list[int] = []
+    original = LocalTable.hint_job
+
+    def counting(self: LocalTable) -> Callable[[], tuple[Action, str]]:
+        job = original(self)
+
+        def work() -> tuple[Action, str]:
+            weighed.append(1)
+            return job()
+        return work
+
+    monkeypatch.setattr(LocalTable, "hint_job", counting)
+    reads: list[str] = []
+    monkeypatch.setattr(service.store, "read", reads.append)
+    first = service.hint(table_id, 0)
+    assert [service.hint(table_id, 0) for _ in range(5)] == [first] * 5
+    assert weighed == [1]
+    assert all(service.check(table_id, 0, first[0])[0] for _ in range(5))
+    assert reads == []  # neither hints nor checks read the table again
+    with speaking("de"):
+        service.hint(table_id, 0)  # its reason in German: weighed for it
+    assert weighed == [1, 1]
     engine.dispose()
 
 

@@ -6,6 +6,7 @@ import json
 import time
 from pathlib import Path
 from random import Random
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -98,6 +99,19 @@ def test_a_whole_game_two_people_and_a_bot(db_url: str) -> None:
         names = ["Ada", "Bo", "Bea"]
         for player in (ada, bo, watcher):
             assert scan(player, states, names, frozenset({table_id})) == []
+        replay_built_once(client, table_id, replay)
+
+
+def replay_built_once(client: TestClient, table_id: str, replay: dict[str, Any]) -> None:
+    """A finished game never changes: its replay is built once a language, not per ask."""
+    service = client.app.state.service  # type: ignore[attr-defined]
+    assert len(service.replays) == 1
+    assert client.get(f"/api/tables/{table_id}/replay").json() == replay
+    assert len(service.replays) == 1
+    german = client.get(f"/api/tables/{table_id}/replay",
+                        headers={"accept-language": "de"}).json()
+    assert len(service.replays) == 2
+    assert german["steps"][-1]["log"] != replay["steps"][-1]["log"]
 
 
 def test_reconnecting_resumes_where_the_game_is(db_url: str) -> None:

@@ -22,12 +22,13 @@ from noreturn.server.db import SeatRow, TableRow, now
 from noreturn.server.errors import OVER, BadRequestError, ConflictError, over_message
 from noreturn.server.games import public_table
 from noreturn.server.players import bind, unbind
+from noreturn.server.recent import Recent
 from noreturn.server.replay import public_replay
 from noreturn.server.schemas import CreateTable, SeatIn
 from noreturn.server.store import TableStore
 from noreturn.server.timing import check_turn_seconds, deadline_after
 from noreturn.table import BOT_NAMES
-from noreturn.text.lang import _, ngettext
+from noreturn.text.lang import _, language, ngettext
 
 TAKEOVER_LEVEL = "medium"
 """The bot that plays on for a person who leaves during the game."""
@@ -177,6 +178,9 @@ class Lobby:
     store: TableStore
     turn_times: tuple[int, ...]
     """The turn timers a new table may choose (``timing.TURN_TIMES`` by default)."""
+    replays: Recent[tuple[str, str], dict[str, Any]]
+    """Finished games' replays, by table and language: a finished game never changes, and
+    each replay is rebuilt move by move (some 30 ms)."""
 
     def create(self, body: CreateTable, seed: str | None = None) -> dict[str, Any]:
         """A new table; the answer holds each human seat's token, shown this once.
@@ -337,7 +341,8 @@ class Lobby:
 
     def replay(self, table_id: str) -> dict[str, Any]:
         """The finished game turn by turn, public views only (``replay.public_replay``)."""
-        return public_replay(self.record(table_id))
+        return self.replays.answer((table_id, language()),
+                                   lambda: public_replay(self.record(table_id)))
 
 
 __all__ = ["BOT_LEVELS", "MAX_BOT_ITERATIONS", "MAX_BOT_SECONDS", "NOT_SEATED",

@@ -31,9 +31,10 @@ from noreturn.server.errors import (
     over_message,
 )
 from noreturn.server.games import Known, Move, utc
+from noreturn.server.recent import Recent
 from noreturn.server.store import Held, TableStore
 from noreturn.table import LocalTable, OnlineTable
-from noreturn.text.lang import _
+from noreturn.text.lang import _, language
 from noreturn.text.refusals import error_text, refusal_text
 
 
@@ -158,6 +159,9 @@ class Play:
     """A seat's play and what it sees, on the tables of a ``TableStore``."""
 
     store: TableStore
+    hints: Recent[tuple[str, int, int, str], tuple[str, str]]
+    """Hints given, by table, seat, version and language: asked again (a flood of them
+    from many sockets), the same hint without weighing the turn again."""
 
     def welcome(self, table_id: str, token: str | None) -> Welcome:
         """A new connection's seat (``token``'s; None: a spectator), public table and first
@@ -248,9 +252,11 @@ class Play:
             return Acted(game.version, game.bot_to_move())
 
     def _checked_game(self, table_id: str, seat: int | None) -> OnlineTable:
-        """The game as stored now, for ``check`` and ``hint`` (its seat to move)."""
+        """The game for ``check`` and ``hint`` (its seat to move): as this process holds it,
+        read only if it holds none (``TableStore.to_act_on``; a read each time made a
+        flood of checks a flood of database reads). Call under the table's lock."""
         check_table_id(table_id)
-        game = playing(self.store.read(table_id), seat)
+        game = playing(self.store.to_act_on(table_id), seat)
         assert seat is not None
         check_turn(game, seat)
         return game
@@ -281,8 +287,14 @@ class Play:
         with self.store.locked(table_id):
             game = self._checked_game(table_id, seat)
             version, job = game.version, game.hint_job()
-        action, reason = job()  # outside the lock: the table's moves never wait for it
-        return str(action), reason, version
+        assert seat is not None  # (a spectator was refused)
+
+        def weigh() -> tuple[str, str]:
+            action, reason = job()  # outside the lock: the table's moves never wait for it
+            return str(action), reason
+
+        action, reason = self.hints.answer((table_id, seat, version, language()), weigh)
+        return action, reason, version
 
     def switch_job(self, table_id: str, seat: int | None) -> tuple[
             int, Callable[[], SwitchAdvice]]:

@@ -47,10 +47,14 @@ from noreturn.server.lobby import (
 )
 from noreturn.server.play import Acted, Play, Welcome
 from noreturn.server.players import Players
+from noreturn.server.recent import Recent
 from noreturn.server.rematch import Rematches
 from noreturn.server.store import TableStore
 from noreturn.server.timing import TURN_TIMES
 from noreturn.server.turns import Turns
+
+HELD_ANSWERS = 1024
+"""Hints and replays a process keeps (``recent.Recent``), each some kilobytes."""
 
 
 class TableService(Lobby, Play, BotTurns, Turns, TableChat, Rematches):
@@ -67,6 +71,8 @@ class TableService(Lobby, Play, BotTurns, Turns, TableChat, Rematches):
         """The cache under the store (``games.Games``): its locks, for tests and tools."""
         self.sessions = self.store.sessions
         self._not_waiting: dict[str, int] = {}
+        self.hints = Recent(HELD_ANSWERS)
+        self.replays = Recent(HELD_ANSWERS)
         self.players = Players(engine)
         """Player keys' histories, ratings and the leaderboard (players.py)."""
         self.after_game: Callable[[str], object] | None = None

@@ -116,10 +116,19 @@ def test_a_fault_in_the_game_still_saves_the_game_so_far(
     assert [e["type"] for e in events if e["player"] == 0] == ["deal", "mulligan"]
 
 
-def test_declare_asks_for_confirmation(tmp_path: Path) -> None:
-    text, record = play_fed("\ndeclare\nn\nquit\n", tmp_path)
+@pytest.mark.parametrize("typed", ["declare", "0"])
+def test_declare_asks_for_confirmation(tmp_path: Path, typed: str) -> None:
+    """By its word or by its number in the list (0 in phase 1: a number remembered from
+    the mulligan's list, where 0 kept the hand, declared at once and for good)."""
+    text, record = play_fed(f"\n{typed}\nn\nquit\n", tmp_path)
     assert "declare phase 2? You can never place again." in text
     assert not any(e["type"] == "declare" and e["player"] == 0 for e in record["events"])
+
+
+def test_the_list_says_how_to_narrow_it_in_words_of_the_moment(tmp_path: Path) -> None:
+    text, _record = play_fed("?\n\n?\nquit\n", tmp_path)
+    assert "narrow the list, e.g. ? mulligan R" in text  # at the mulligan
+    assert "narrow the list, e.g. ? place R" in text  # in phase 1
 
 
 def test_the_play_command_falls_back_to_plain_prompts_without_a_terminal(

@@ -249,11 +249,12 @@ def test_the_mouse_selects_tiles_chooses_and_plays(tmp_path: Path) -> None:
     drive(new_app(tmp_path), body)
 
 
-def test_quit_asks_then_saves_the_game_so_far(tmp_path: Path) -> None:
+@pytest.mark.parametrize("key", ["y", "enter"])
+def test_quit_asks_then_saves_the_game_so_far(tmp_path: Path, key: str) -> None:
     async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
         await pilot.press("q")
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("y")
+        await pilot.press(key)  # Enter quits: nothing is lost, the game resumes
 
     app = new_app(tmp_path)
     drive(app, body)
@@ -357,6 +358,10 @@ def test_enter_after_a_hint_to_declare_asks_and_declares(tmp_path: Path) -> None
             await settle(pilot)
         assert "Enter or d" in text(app, "#message")
         await pilot.press("enter")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("enter")  # a second Enter is no yes: the declaration is for good
+        assert not isinstance(app.screen, ConfirmScreen) and app.table.state.phases[0] == 1
+        await pilot.press("d")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
         assert app.table.state.phases[0] == 2 and app.hinted is None

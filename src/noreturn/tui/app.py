@@ -362,7 +362,7 @@ class NoReturnApp(TableDisplay):
 
         self.push_screen(ConfirmScreen(
             _("Quit this game?\n\nThe game so far is saved, and noreturn replay shows it."),
-            yes=_("Quit")), answer)
+            yes=_("Quit"), default_yes=True), answer)  # nothing lost: it resumes
 
     # -------------------------------------------------------------------- mouse
     def on_end_screen_again(self, message: EndScreen.Again) -> None:

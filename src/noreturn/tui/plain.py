@@ -150,13 +150,14 @@ class PlainGame:
         if answer is not None:
             self.write(answer)
             return None
-        if is_number(line):
-            return self._numbered(line)
         if self.table.state.stage == MULLIGAN and (not line or word in ("keep", "none")):
             return Mulligan(())
-        if self.table.state.stage == MULLIGAN and word != "mulligan":
+        if is_number(line):  # a number from the list: a declaration asks first all the same
+            action = self._numbered(line)
+        elif self.table.state.stage == MULLIGAN and word != "mulligan":
             return Mulligan(tuple(parse_tile(w) for w in line.split()))
-        action = parse_action(line)
+        else:
+            action = parse_action(line)
         if isinstance(action, Declare) and not self._confirm():
             return None
         return action
@@ -193,9 +194,17 @@ class PlainGame:
         shown = [(i, a) for i, a in enumerate(actions) if word.lower() in str(a)]
         lines = [f"  {i:4d}  {action}" for i, action in shown[:LIST_LIMIT]]
         if len(shown) > LIST_LIMIT:
-            lines.append("  " + _("... {n} more: narrow the list, e.g. ? score R").format(
-                n=len(shown) - LIST_LIMIT))
+            lines.append("  " + _("... {n} more: narrow the list, e.g. ? {example}").format(
+                n=len(shown) - LIST_LIMIT, example=self._narrower()))
         return "\n".join(lines) or "  " + _("no move matches")
+
+    def _narrower(self) -> str:
+        """A filter of the move list that fits the moment: the kind of move most made now
+        and a colour (``mulligan R``, ``place R``, ``score R``)."""
+        state = self.table.state
+        if state.stage == MULLIGAN:
+            return "mulligan R"
+        return "place R" if state.phases[state.to_move] == 1 else "score R"
 
     def _numbered(self, digits: str) -> Action:
         """The move numbered ``digits`` in the list ``?`` shows. A number too long for any

@@ -59,18 +59,30 @@ The mouse works too: click tiles, a row tile to aim a score, a move, the buttons
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question; answers True for yes."""
+    """A yes/no question; answers True for yes.
+
+    y and n answer; Enter presses the button that has the focus, which is No unless
+    ``default_yes``: a question whose yes cannot be taken back (the declaration) must not
+    be answered by the Enter that played the move before it, or by a second Enter after a
+    hint that said "Enter or d"."""
 
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
-        Binding("y,enter", "answer(True)", N_("yes")),
+        Binding("y", "answer(True)", N_("yes")),
         Binding("n,escape", "answer(False)", N_("no")),
     ]
 
-    def __init__(self, question: str, yes: str = "", no: str = "") -> None:
-        """Ask ``question`` with buttons labelled ``yes`` and ``no`` ("Yes", "No")."""
+    def __init__(self, question: str, yes: str = "", no: str = "",
+                 default_yes: bool = False) -> None:
+        """Ask ``question`` with buttons labelled ``yes`` and ``no`` ("Yes", "No"), the
+        focus on No (on Yes if ``default_yes``)."""
         super().__init__()
         self.question, self.yes, self.no = question, yes or _("Yes"), no or _("No")
+        self.default_yes = default_yes
         speak_bindings(self)
+
+    def on_mount(self) -> None:
+        """The default answer has the focus: Enter presses it."""
+        self.query_one("#yes" if self.default_yes else "#no", Button).focus()
 
     def compose(self) -> ComposeResult:
         """The question and two buttons."""

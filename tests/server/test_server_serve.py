@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,6 +61,23 @@ def test_serve_refuses_a_host_it_cannot_listen_on_before_opening_anything(
     said = " ".join(result.output.split())
     assert "Invalid value for --host: cannot listen on" in said and "127.0.0.1" in said
     assert len(said) < 600 and not list(tmp_path.iterdir())
+
+
+def test_serve_on_a_port_in_use_says_so_before_opening_anything(tmp_path: Path) -> None:
+    """uvicorn bound only after the banner, which told the person to open the page of
+    whatever held the port, then ended with its "[Errno 98] address already in use"."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        result = CliRunner().invoke(app, ["serve", "--port", str(port),
+                                          "--db", f"sqlite:///{tmp_path / 'never.db'}"])
+    assert result.exit_code == 2
+    said = " ".join(result.output.replace("│", " ").split())  # (the error's box)
+    assert f"Invalid value for --port: port {port} is in use on 127.0.0.1 (another " \
+           f"noreturn serve?): stop that program or give another, e.g. --port {port + 1}" \
+           in said, said
+    assert "open http" not in said and not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize("option", [

@@ -57,7 +57,12 @@ def serve(
     try:
         import uvicorn  # noqa: PLC0415 - keeps startup fast
 
-        from noreturn.server import create_app, default_db_url, listen_problem  # noqa: PLC0415
+        from noreturn.server import (  # noqa: PLC0415
+            ListenError,
+            create_app,
+            default_db_url,
+            listening_socket,
+        )
         from noreturn.server.broadcast import BroadcastError  # noqa: PLC0415
         from noreturn.server.dbstart import shown_url  # noqa: PLC0415
         from noreturn.server.limits import WS_MAX_SIZE  # noqa: PLC0415
@@ -67,8 +72,10 @@ def serve(
                    "reinstall noreturn: pip install -e .", err=True)
         raise typer.Exit(1) from exc
 
-    if problem := listen_problem(host, port):
-        raise typer.BadParameter(problem, param_hint="--host")
+    try:  # bound before the database is opened or the banner printed
+        sock = listening_socket(host, port)
+    except ListenError as exc:
+        raise typer.BadParameter(str(exc), param_hint=exc.option) from None
     url = db or default_db_url()
     try:
         server_app = create_app(url, bot_delay=bot_delay, redis_url=redis,
@@ -87,11 +94,13 @@ def serve(
         raise typer.Exit(2) from None
     typer.echo(_("noreturn server: open http://{host}:{port}/ in a browser (database {db}"
                  "{redis}; Ctrl+C stops)").format(
-        host="localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host, port=port,
+        host="localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host,
+        port=sock.getsockname()[1],  # (--port 0: the one the system chose)
         db=shown_url(url), redis=_("; updates through Redis") if redis else ""))
     # Client messages are a few hundred bytes: a small frame limit keeps floods cheap.
     # Per-message deflate costs CPU on every state and saves little on loopback or LAN.
-    uvicorn.run(server_app, host=host, port=port, log_level="info", ws_max_size=WS_MAX_SIZE,
-                ws_per_message_deflate=False)
+    config = uvicorn.Config(server_app, host=host, port=port, log_level="info",
+                            ws_max_size=WS_MAX_SIZE, ws_per_message_deflate=False)
+    uvicorn.Server(config).run(sockets=[sock])
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
+from textual.widgets import Footer
 from tuikit import drive, new_app, settle, text
 
 from noreturn.engine import Declare, Rules
@@ -69,9 +71,23 @@ def test_the_footer_names_the_keys_in_german(tmp_path: Path) -> None:
 
     async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
         described = {b.binding.description for b in app.active_bindings.values()}
-        assert {"Tipp", "wechseln", "Regeln", "beenden", "zurück"} <= described
+        assert {"Tipp", "wechseln", "Regeln", "Ende", "zurück"} <= described
 
     drive(app, body)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_every_key_of_the_footer_shows_at_80_columns(tmp_path: Path, lang: str) -> None:
+    """The German words ran 15 columns past the edge: "? Regeln" and "q beenden" were
+    cut off, the keys to the rules and to quitting."""
+    set_language(lang)
+    app = new_app(tmp_path)
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        keys = list(app.query_one(Footer).children)
+        assert len(keys) == 9 and max(key.region.right for key in keys) <= 80
+
+    drive(app, body, size=(80, 24))
 
 
 def test_a_whole_game_in_german_with_plain_prompts(tmp_path: Path) -> None:

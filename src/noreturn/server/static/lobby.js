@@ -171,7 +171,7 @@ function tableItem(t, mine) {
   if (mine && !OVER.has(t.status)) {
     for (const l of mine.links) actions.push(h("a", { class: "button primary", href: l.link }, _("Play as {name}", { name: l.name })));
   }
-  const result = t.result ? ` · ${_("scores {scores}", { scores: t.result.scores.join(" / ") })}` : "";
+  const result = t.result ? " · " + _("scores {scores}", { scores: t.result.scores.join(" / ") }) : "";
   const rules = rulesSummary(t.rules);
   return h("li", { class: "table-item", dataset: { id: t.id, status: t.status } },
     h("div", { class: "table-line" },

@@ -104,7 +104,8 @@ async function loadReview(id) {
     return;
   }
   if (res.status === 202 || res.status === 503) {
-    status.textContent = _("{status} · checking again in a few seconds…", { status: detailText(body, _("The game is being reviewed")) });
+    const pending = _("The game is being reviewed");
+    status.textContent = _("{status} · checking again in a few seconds…", { status: detailText(body, pending) });
     setTimeout(() => loadReview(id), REVIEW_POLL_MS);
     return;
   }

@@ -101,7 +101,7 @@ export function marginChart(review, names) {
       + `${turns ? `; ${turns}` : ""}.`;
   }).join(" ");
   chart.append(svg("desc", { id: `${id}-d` },
-    `${_("Events 0 to {n} across, points of expected margin (own score minus the best other) up.", { n: xmax })} ${summary}`));
+    _("Events 0 to {n} across, points of expected margin (own score minus the best other) up.", { n: xmax }) + " " + summary));
   // the zero line and the axes' labels
   const axes = svg("g", { class: "axes", "aria-hidden": "true" });
   axes.append(svg("line", { x1: PAD.left, x2: W - PAD.right, y1: Y(0), y2: Y(0), class: "zero" }));
@@ -156,7 +156,7 @@ function seatReview(review, seat, names, onJump) {
     h("ul", { class: "turning" }, ...turningPoints(review, seat).map((m) => h("li", { class: `turn-${m.kind}`, text: m.text }))));
   const list = h("ol", { class: "decisions" });
   for (const d of worstFirst(review.decisions.filter((x) => x.seat === seat))) {
-    const better = d.best !== d.played ? [` · ${_("better")} `, richText(d.best)] : [];
+    const better = d.best !== d.played ? [" · " + _("better") + " ", richText(d.best)] : [];
     const line = [h("span", { class: `label lb-${d.label}`, text: labelText(d.label) }), ` ${turnText(d)} · `,
       richText(d.played), ...better, " · " + _("{n} points", { n: lost(d) })];
     list.append(h("li", { dataset: { index: String(d.index), loss: String(d.loss) } },

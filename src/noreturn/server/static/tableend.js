@@ -20,8 +20,9 @@ export function renderEnd() {
   const n = names();
   if (result) {
     const winners = result.ranks.map((r, i) => (r === 1 ? n[i] : null)).filter(Boolean);
+    const and = _(" and ");
     let text = winners.length === 1 ? _("{name} wins!", { name: winners[0] })
-      : _("{names} share first place!", { names: winners.join(_(" and ")) });
+      : _("{names} share first place!", { names: winners.join(and) });
     if (S.seat !== null && result.ranks[S.seat] === 1) {
       text = winners.length === 1 ? _("You win!") : _("You share first place ({names}).", { names: winners.join(", ") });
     }

@@ -33,8 +33,9 @@ export function renderLobby() {
     const missing = t.seats.filter((s) => s.kind === "human" && !s.joined && s.seat !== S.seat)
       .map((s) => s.name);
     $("start").disabled = missing.length > 0;
+    const and = _(" and ");
     $("start-why").textContent = missing.length
-      ? _("Start waits for {names} to join: send them their seat links.", { names: missing.join(_(" and ")) })
+      ? _("Start waits for {names} to join: send them their seat links.", { names: missing.join(and) })
       : seat && seat.joined ? _("Everyone is here: start when you are ready.") : _("Start the game to take your seat and begin.");
   }
 }

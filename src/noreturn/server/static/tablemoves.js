@@ -197,7 +197,8 @@ function whoseTurn() {
   const v = view();
   if (!S.online) return _("not connected");
   if (v.stage === "over") return _("the game is over");
-  return _("{name}'s turn", { name: names()[v.to_move] ?? _("another player") });
+  const someone = _("another player");
+  return _("{name}'s turn", { name: names()[v.to_move] ?? someone });
 }
 
 /** The "When to switch?" button (phase-1 turns only) and the advisor's answer under the
@@ -239,7 +240,7 @@ function moveEl(m, i, legal, turn) {
   }, m.label, m.tiles ? " " : "", m.tiles ? richText(m.tiles.join(" ")) : "");
   return h("div", { class: `move${ok ? " legal" : " illegal"}` }, btn,
     reason ? h("span", { id: why, class: `why${refused ? " refused" : " guide"}`, text: `${refused ? "✗ " : ""}${reason}` })
-      : h("span", { class: "why ok-why", text: "✓ legal" }));
+      : h("span", { class: "why ok-why", text: _("✓ legal") }));
 }
 
 function askChecks(moves, legal, turn) {

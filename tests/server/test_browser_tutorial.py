@@ -171,8 +171,8 @@ def test_the_tutorial_from_the_lobby_teaches_every_lesson_on_a_phone(
 
 def test_the_rules_page_starts_the_tutorial_in_german_and_a_lesson_closes_with_escape(
         server: ServerThread, browser: Any) -> None:
-    """A German browser (Accept-Language) gets German lessons and plays as "Du"; the
-    lessons can be turned off for good."""
+    """A German browser (Accept-Language) gets German lessons and plays as Ada (as "Du"
+    the log said "Du erhielt", no German); the lessons can be turned off for good."""
     page, errors = new_page(browser, viewport={"width": 1280, "height": 900}, locale="de-DE")
     page.goto(server.base + "/rules")
     page.locator("body[data-ready='1']").wait_for(state="attached")  # its script has run
@@ -184,7 +184,7 @@ def test_the_rules_page_starts_the_tutorial_in_german_and_a_lesson_closes_with_e
     assert lesson.locator("h2").inner_text() == "Willkommen: der Mulligan"
     assert "Du spielst gegen Bea" in lesson.inner_text()
     assert lesson.locator("#lesson-ok").inner_text() == "Verstanden"
-    assert page.evaluate("window.noreturn.state().names") == ["Du", "Bea"]
+    assert page.evaluate("window.noreturn.state().names") == ["Ada", "Bea"]
     page.keyboard.press("Escape")
     sync_api.expect(lesson).to_have_count(0)
     page.click("#moves button[data-kind=keep]")  # play on: the next lesson comes
@@ -241,7 +241,7 @@ def test_a_hint_answered_after_the_game_moved_on_teaches_nothing(
 def test_your_tables_shows_a_tutorial_the_public_list_leaves_out(
         server: ServerThread, browser: Any) -> None:
     """A guided game is not in the lobby's public list, yet the lobby's "Your tables" knows
-    its status by asking for it: "Play as You" while it goes on, none once it is closed."""
+    its status by asking for it: "Play as Ada" while it goes on, none once it is closed."""
     page, errors = new_page(browser, **PHONE)
     made = page.request.post(f"{server.base}/api/tutorial", data={}).json()
     table_id, seat = made["table"]["id"], made["seat_links"][0]
@@ -253,12 +253,12 @@ def test_your_tables_shows_a_tutorial_the_public_list_leaves_out(
     page.reload()
     mine = page.locator("#mine li")
     sync_api.expect(mine.locator(".badge")).to_have_attribute("class", re.compile("st-playing"))
-    sync_api.expect(mine.get_by_role("link", name="Play as You")).to_be_visible()
+    sync_api.expect(mine.get_by_role("link", name="Play as Ada")).to_be_visible()
     assert page.locator(f"#tables li[data-id='{table_id}']").count() == 0  # not listed
     closed = page.request.post(f"{server.base}/api/tables/{table_id}/close",
                                data={"token": made["creator_token"]})
     assert closed.ok, closed.text()
     page.reload()
     sync_api.expect(mine.locator(".badge")).to_have_attribute("class", re.compile("st-closed"))
-    sync_api.expect(mine.get_by_role("link", name="Play as You")).to_have_count(0)
+    sync_api.expect(mine.get_by_role("link", name="Play as Ada")).to_have_count(0)
     assert errors == []

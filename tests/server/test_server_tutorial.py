@@ -50,8 +50,8 @@ def test_a_tutorial_is_a_started_table_of_the_prepared_deal(client: TestClient) 
     assert seat["link"] == f"/play/{table['id']}#token={seat['token']}&tutorial=1"
     with connect(client, table["id"], 0, seat["token"]) as player:
         assert player.state["view"]["hand"] == prepared_hand()
-    default = client.post("/api/tutorial").json()  # no body: the newcomer is "You"
-    assert default["table"]["seats"][0]["name"] == "You"
+    default = client.post("/api/tutorial").json()  # no body: the newcomer is Ada
+    assert default["table"]["seats"][0]["name"] == "Ada"
     assert default["table"]["id"] != table["id"]
 
 

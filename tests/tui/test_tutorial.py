@@ -9,6 +9,7 @@ from textual.pilot import Pilot
 from tuikit import settle
 
 from noreturn.engine import Declare
+from noreturn.text.lang import speaking
 from noreturn.tui.screens import EndScreen, TextScreen
 from noreturn.tui.tutorial import END_LESSON, LESSONS, TutorialApp, tutorial_table
 
@@ -39,3 +40,12 @@ def test_following_the_hints_meets_every_lesson_in_order(tmp_path: Path) -> None
     assert app.table.is_over() and app.table.path is not None
     scores = app.table.state.scores()
     assert scores[0] > scores[1]  # the prepared deal lets a newcomer who follows win
+
+
+def test_the_newcomer_has_a_name_the_log_can_say_in_both_languages() -> None:
+    """Named "You", the log read "You was dealt ..." and, in German, "Du erhielt ..."."""
+    for lang, dealt in (("en", "Ada was dealt "), ("de", "Ada erhielt ")):
+        with speaking(lang):
+            table = tutorial_table()
+            table.run_bots()
+            assert table.log(0)[0].startswith(dealt), table.log(0)[0]

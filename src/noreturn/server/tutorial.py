@@ -26,12 +26,12 @@ from noreturn.server.limits import CREATE_LIMIT, CREATE_LIMITED
 from noreturn.server.schemas import Created, CreateTable, ErrorOut, SeatIn
 from noreturn.server.service import TableService
 from noreturn.server.workers import run
-from noreturn.table import TUTORIAL_BOT, TUTORIAL_SEED
+from noreturn.table import TUTORIAL_BOT, TUTORIAL_NAME, TUTORIAL_SEED
 
 MARK = "&tutorial=1"
 """Added to the seat link's fragment: the table page teaches while this is in it."""
-DEFAULT_NAME = "You"
-"""The newcomer's name when the page sends none (the page sends "You" in its language)."""
+DEFAULT_NAME = TUTORIAL_NAME
+"""The newcomer's name when the page sends none (``table.TUTORIAL_NAME``)."""
 
 router = APIRouter(prefix="/api")
 

@@ -19,10 +19,15 @@ from noreturn.table.seats import (
     default_save_dir,
     make_seats,
 )
-from noreturn.table.tutorial import TUTORIAL_BOT, TUTORIAL_PLAYERS, TUTORIAL_SEED
+from noreturn.table.tutorial import (
+    TUTORIAL_BOT,
+    TUTORIAL_NAME,
+    TUTORIAL_PLAYERS,
+    TUTORIAL_SEED,
+)
 
 __all__ = [
-    "ADVICE_SECONDS", "BOT_NAMES", "DEFAULT_BOT", "TUTORIAL_BOT", "TUTORIAL_PLAYERS",
-    "TUTORIAL_SEED", "BotMove", "LocalTable", "OnlineTable", "Seat", "SeatsError",
-    "default_save_dir", "make_seats",
+    "ADVICE_SECONDS", "BOT_NAMES", "DEFAULT_BOT", "TUTORIAL_BOT", "TUTORIAL_NAME",
+    "TUTORIAL_PLAYERS", "TUTORIAL_SEED", "BotMove", "LocalTable", "OnlineTable", "Seat",
+    "SeatsError", "default_save_dir", "make_seats",
 ]

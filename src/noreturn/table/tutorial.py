@@ -16,5 +16,8 @@ TUTORIAL_BOT = "easy"
 """The one opponent of the guided game: a bot that plays soundly but never sharply."""
 TUTORIAL_PLAYERS = 2
 """One newcomer and the bot."""
+TUTORIAL_NAME = "Ada"
+"""The newcomer's seat, as in ``noreturn play``. Not "You": the log tells each seat's
+moves by its name, and "You was dealt" ("Du erhielt") is no sentence."""
 
-__all__ = ["TUTORIAL_BOT", "TUTORIAL_PLAYERS", "TUTORIAL_SEED"]
+__all__ = ["TUTORIAL_BOT", "TUTORIAL_NAME", "TUTORIAL_PLAYERS", "TUTORIAL_SEED"]

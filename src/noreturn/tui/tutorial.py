@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from noreturn.engine import Action, Declare, Exchange, Rules, Stage
-from noreturn.table import TUTORIAL_BOT, TUTORIAL_PLAYERS, TUTORIAL_SEED, LocalTable, make_seats
+from noreturn.table import (
+    TUTORIAL_BOT,
+    TUTORIAL_NAME,
+    TUTORIAL_PLAYERS,
+    TUTORIAL_SEED,
+    LocalTable,
+    make_seats,
+)
 from noreturn.text.lang import N_, _
 from noreturn.tui.app import NoReturnApp
 from noreturn.tui.screens import TextScreen
@@ -138,7 +145,7 @@ class TutorialApp(NoReturnApp):
 
 def tutorial_table(save_dir: Path | None = None) -> LocalTable:
     """The tutorial's game: you against the easy bot on the prepared deal."""
-    return LocalTable(make_seats(TUTORIAL_PLAYERS, [_("You")], [TUTORIAL_BOT]),
+    return LocalTable(make_seats(TUTORIAL_PLAYERS, [TUTORIAL_NAME], [TUTORIAL_BOT]),
                       Rules(players=TUTORIAL_PLAYERS), TUTORIAL_SEED, save_dir)
 
 

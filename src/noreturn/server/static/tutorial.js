@@ -128,7 +128,7 @@ export async function startTutorial(button) {
   button.disabled = true;
   button.textContent = _("Dealing…");
   try {
-    const made = await api("POST", "/api/tutorial", { name: _("You") });
+    const made = await api("POST", "/api/tutorial", {});  // the server's name for a newcomer
     const [seat] = made.seat_links;
     rememberTable({
       id: made.table.id,

@@ -98,8 +98,13 @@ def test_the_json_holds_what_docs_review_md_promises(record_file: Path, game: Re
         assert len(mine) == seat["decisions"]
         declared = [d["turn"] for d in mine if d["played"] == "declare"]
         assert seat["declared_turn"] == (declared[0] if declared else None)
-        gains = [d["turn"] for d in mine if (d["declare_gain"] or 0) > 0]
+        gains = [d["turn"] for d in mine if d["declare_gain"] is not None
+                 and d["declare_gain"] >= 0]
         assert seat["best_declare_turns"] == gains
+        # a declaration judged best is in the window (it said "declaring was best at
+        # turns: none" beside a declaration labelled best)
+        assert all(d["turn"] in gains for d in mine if d["played"] == "declare"
+                   and d["label"] == "best")
     for decision in data["decisions"]:
         assert set(decision) == DECISION_KEYS
         event = game["events"][decision["index"]]

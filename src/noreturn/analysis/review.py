@@ -88,7 +88,8 @@ class DecisionReview:
         loss: ``best_margin - played_margin`` (>= 0), with ``loss_se`` its standard error.
         label: see ``LABELS``.
         declare_gain: at a phase-1 decision, what declaring was worth against the best
-            move that waits (points; > 0: declaring was best); else None.
+            move that waits (points; 0 within the noise, as a loss is judged; >= 0:
+            declaring was best); else None.
         worlds: the worlds the played and best moves were both played in.
         candidates: every move considered, best first.
     """
@@ -290,9 +291,11 @@ def _decision_job(job: Job, played: Action, rng: Random) -> JobResult:
     if loss <= noise_bound(loss_se, len(found.final)):  # no better move beyond the noise
         best, loss = mine, 0.0
     gain = None
-    if declare in moves:
-        waits = [i for i in found.ranked if moves[i] != declare]
-        gain = found.gap(moves.index(declare), waits[0])[0] if waits else None
+    waits = [i for i in found.ranked if moves[i] != declare]
+    if declare in moves and waits:
+        gain, gain_se = found.gap(moves.index(declare), waits[0])
+        if abs(gain) <= noise_bound(gain_se, len(found.final)):
+            gain = 0.0  # as good as waiting, within the noise: as a loss is judged
     order = found.ranked + sorted((i for i in range(len(moves)) if i not in found.ranked),
                                   key=lambda i: -found.lines[i].mean)
     values = tuple(MoveValue(str(moves[i]), found.value(i) if i in found.ranked
@@ -310,7 +313,7 @@ def _seat_review(seat: int, name: str, decisions: Sequence[DecisionPoint],
     lucks = tuple(_draw_review(draw, results) for draw in draws)
     mean_loss = math.fsum(d.loss for d in judged) / len(judged) if judged else 0.0
     declared = next((d.turn for d in judged if d.played == str(Declare())), None)
-    window = tuple(d.turn for d in judged if d.declare_gain is not None and d.declare_gain > 0)
+    window = tuple(d.turn for d in judged if d.declare_gain is not None and d.declare_gain >= 0)
     return SeatReview(seat, name, judged, lucks, mean_loss, accuracy_of(mean_loss),
                       math.fsum(d.luck for d in lucks),
                       math.sqrt(math.fsum(d.luck_se ** 2 for d in lucks)), declared, window)

@@ -74,7 +74,7 @@ def test_the_table_fits_80_columns_and_lists_every_decision(record_file: Path) -
     for seat in data["seats"]:
         summary = next(i for i, line in enumerate(lines) if line.startswith(
             f"seat {seat['seat']} · {seat['name']}: accuracy {seat['accuracy']:.0f}"))
-        assert "declaring was best at turns" in lines[summary + 1]
+        assert "declaring was best at own turns" in lines[summary + 1]
         tally = [f"{count} {name}" for name, count in seat["labels"].items() if count]
         assert lines[summary + 2].strip() == ", ".join(tally)  # no "0 blunder"
     rows = [line for line in lines if ROW.match(line)]
@@ -237,7 +237,7 @@ def test_the_table_speaks_the_readers_language_and_the_json_stays_english(
     assert header.split() == ["Ereignis", "Zug", "gespielt", "Vorsprung", "besserer", "Zug",
                               "Verlust", "Urteil"]
     assert any(line.startswith("Platz 0 · plan: Genauigkeit ") for line in lines)
-    assert any("am besten war der Wechsel in den Zügen" in line for line in lines)
+    assert any("am besten war der Wechsel in den eigenen Zügen" in line for line in lines)
     words = {"review", "accuracy", "declaring", "better", "loss", "label", "best", "good",
              "inaccuracy", "mistake", "blunder", "mull"}
     said = {word for line in lines for word in re.findall(r"[A-Za-z]+", line)}

@@ -84,6 +84,9 @@ def test_a_whole_game_against_a_bot_by_clicking(server: ServerThread, browser: A
     while wait_for_decision(page):
         assert len(played) < MAX_TURNS, f"no end after {MAX_TURNS} moves: {played[-5:]}"
         view = page.evaluate("window.noreturn.state().view")
+        # the turn under way, counted from 1 as the terminal and the replay count it
+        assert page.locator("#turns").inner_text() == f"· turn {view['turns'] + 1}" + (
+            " · last round" if view["ending"] else "")
         if not checked and view["stage"] == "play" and view["players"][view["seat"]]["phase"] == 1:
             check_feedback_before_sending(page)
             checked = True

@@ -154,14 +154,14 @@ def review_tables(review: Review, source: str) -> Group:
 
 def _seat_summary(seat: SeatReview) -> list[Text]:
     declared = (_("never declared") if seat.declared_turn is None
-                else _("declared at turn {turn}").format(turn=seat.declared_turn))
+                else _("declared at own turn {turn}").format(turn=seat.declared_turn))
     window = turns_text(seat.best_declare_turns) or _("none")
     return [
         Text(_("seat {seat} · {name}: accuracy {accuracy} · mean loss {loss} · luck {luck} ± "
                "{se}").format(seat=seat.seat, name=seat.name, accuracy=f"{seat.accuracy:.0f}",
                               loss=f"{seat.mean_loss:.1f}", luck=f"{seat.luck:+.0f}",
                               se=f"{seat.luck_se:.0f}"), style="bold"),
-        Text("  " + _("{declared}; declaring was best at turns: {window}").format(
+        Text("  " + _("{declared}; declaring was best at own turns: {window}").format(
             declared=declared, window=window)),
         Text(f"  {labels_text(seat)}"),
     ]

@@ -33,13 +33,13 @@ LABEL_STYLES = {"best": "green", "good": "green", "inaccuracy": "yellow",
 def summary_lines(seat: SeatReview) -> list[str]:
     """The accuracy and luck line, then the switch window line."""
     declared = (_("you never declared") if seat.declared_turn is None
-                else _("declared at turn {turn}").format(turn=seat.declared_turn))
+                else _("declared at own turn {turn}").format(turn=seat.declared_turn))
     window = turns_text(seat.best_declare_turns) or _("none")
     return [
         _("Accuracy {accuracy} · mean loss {loss} · luck {luck} ± {se}").format(
             accuracy=f"{seat.accuracy:.0f}", loss=f"{seat.mean_loss:.1f}",
             luck=f"{seat.luck:+.0f}", se=f"{seat.luck_se:.0f}"),
-        _("Switch window: {declared}; declaring was best at turns: {window}").format(
+        _("Switch window: {declared}; declaring was best at own turns: {window}").format(
             declared=declared, window=window),
     ]
 
@@ -63,7 +63,7 @@ def review_text(seat: SeatReview, budget: Budget | None = None) -> Text:
                + "\n", style="bold")
     for i in worst_first(seat):
         d = seat.decisions[i]
-        turn = _("mulligan") if d.kind == "mulligan" else _("turn {turn}").format(turn=d.turn)
+        turn = _("mulligan") if d.kind == "mulligan" else _("own turn {turn}").format(turn=d.turn)
         out.append(f"{turn:>9}  ")
         out.append(f"{label_word(d.label):<10}",
                    style=LABEL_STYLES.get(d.label, ""))

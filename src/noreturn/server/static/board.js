@@ -196,3 +196,9 @@ export function countUnseen(view) {
   for (const k of Object.keys(left)) if (!left[k]) delete left[k];
   return left;
 }
+
+/** The turn under way, counted from 1 as the terminal game counts it (`turns` is the
+ * turns completed); once the game is over, the number of turns it had. */
+export function turnNumber(v) {
+  return v.stage === "over" ? v.turns : v.turns + 1;
+}

@@ -3,7 +3,7 @@
 // again every few seconds while the server is still making it.
 
 import { api, detailText } from "./api.js";
-import { playerPanel, scoresTable, stageText } from "./board.js";
+import { playerPanel, scoresTable, stageText, turnNumber } from "./board.js";
 import { reviewEl } from "./review.js";
 import { _, lang, ngettext } from "./i18n.js";
 import { h, handOrder, richText, tileEl, tilesCount } from "./tiles.js";
@@ -30,7 +30,7 @@ function show(i) {
   $("slider").value = String(step);
   $("step-no").textContent = String(step + 1);
   $("step-log").replaceChildren(richText(s.log || ""));
-  $("info").replaceChildren(h("b", { text: stageText(v, names) }), " · " + _("turn {n}", { n: v.turns }));
+  $("info").replaceChildren(h("b", { text: stageText(v, names) }), " · " + _("turn {n}", { n: turnNumber(v) }));
   $("players").replaceChildren(...v.players.map((_player, seat) => {
     const panel = playerPanel(v, seat, names);
     const hand = (s.hands || [])[seat] || [];

@@ -24,7 +24,8 @@ function signed(x, digits = 1) {
   if (Number(shown) === 0) return shown;
   return `${x > 0 ? "+" : "−"}${shown}`;
 }
-const turnText = (d) => (d.kind === "mulligan" ? _("mulligan") : _("turn {n}", { n: d.turn }));
+// A seat's own turns: its 10th turn is the game's 19th or 20th (the replay's numbers).
+const turnText = (d) => (d.kind === "mulligan" ? _("mulligan") : _("own turn {n}", { n: d.turn }));
 /** A decision's label in the page's language (the review names them in English). */
 const LABELS = { best: N_("best"), good: N_("good"), inaccuracy: N_("inaccuracy"), mistake: N_("mistake"), blunder: N_("blunder") };
 const labelText = (label) => _(LABELS[label] ?? label);
@@ -140,7 +141,7 @@ export function marginChart(review, names) {
 function seatReview(review, seat, names, onJump) {
   const s = review.seats.find((x) => x.seat === seat);
   const name = names[seat] ?? _("seat {n}", { n: seat + 1 });
-  const declared = s.declared_turn === null ? _("never declared") : _("declared at turn {n}", { n: s.declared_turn });
+  const declared = s.declared_turn === null ? _("never declared") : _("declared at own turn {n}", { n: s.declared_turn });
   const window = turnsText(s.best_declare_turns) || _("none");
   const labels = Object.entries(s.labels).map(([label, n]) => `${n} ${labelText(label)}`).join(", ");
   const section = h("section", { class: "seat-review", dataset: { seat: String(seat) },
@@ -151,7 +152,7 @@ function seatReview(review, seat, names, onJump) {
       h("span", {}, _("accuracy") + " ", h("b", { class: "accuracy", text: s.accuracy.toFixed(0) })),
       h("span", {}, _("mean loss") + " ", h("b", { text: s.mean_loss.toFixed(1) })),
       h("span", {}, _("luck") + " ", h("b", { class: "luck", text: `${signed(s.luck, 0)} ± ${s.luck_se.toFixed(0)}` }))),
-    h("p", { class: "declare", text: _("{declared}; declaring was best at turns: {window}", { declared, window }) }),
+    h("p", { class: "declare", text: _("{declared}; declaring was best at own turns: {window}", { declared, window }) }),
     h("p", { class: "muted", text: _("{n} decisions: {labels}", { n: s.decisions, labels }) }),
     h("ul", { class: "turning" }, ...turningPoints(review, seat).map((m) => h("li", { class: `turn-${m.kind}`, text: m.text }))));
   const list = h("ol", { class: "decisions" });

@@ -5,9 +5,7 @@
 // `renderAll` is the one call that redraws everything after a state or a connection
 // change; the parts that change with the selection alone are tablemoves.js's.
 
-import {
-  countUnseen, playerPanel, scoresTable, stageText, trackerEl,
-} from "./board.js";
+import { countUnseen, playerPanel, scoresTable, stageText, trackerEl, turnNumber } from "./board.js";
 import { _, ngettext } from "./i18n.js";
 import { h, richText } from "./tiles.js";
 import { showTimer } from "./timer.js";
@@ -53,7 +51,7 @@ export function renderAll() {
 function renderBoard() {
   const v = view();
   const n = names();
-  $("info").replaceChildren(h("b", { text: stageText(v, n) }), " · " + _("turn {n}", { n: v.turns }));
+  $("info").replaceChildren(h("b", { text: stageText(v, n) }), " · " + _("turn {n}", { n: turnNumber(v) }));
   const order = [];
   for (let k = 0; k < v.players.length; k++) {
     const seat = S.seat === null ? k : (S.seat + 1 + k) % v.players.length;
@@ -67,7 +65,8 @@ function renderSide() {
   const v = view();
   $("bag").textContent = String(v.bag_count);
   $("bag-word").textContent = ngettext("tile", "tiles", v.bag_count);
-  $("turns").textContent = `· ${_("turn {n}", { n: v.turns })}${v.ending ? ` · ${_("last round")}` : ""}`;
+  const last = _("last round");
+  $("turns").textContent = "· " + _("turn {n}", { n: turnNumber(v) }) + (v.ending ? " · " + last : "");
   $("scores").replaceChildren(scoresTable(v, names(), S.seat));
   const lines = S.st.log || [];
   const log = $("log");

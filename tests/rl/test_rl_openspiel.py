@@ -9,6 +9,7 @@ information state, and OpenSpiel's MCTS and ISMCTS bots play whole games.
 
 from __future__ import annotations
 
+import copy
 import pickle
 import re
 import subprocess
@@ -317,6 +318,8 @@ def test_tensors_are_the_features_of_the_seats_view() -> None:
     for state in random_states(game, seed=3):
         for seat in range(3):
             expected = features.observation_tensor(view(state.engine, seat))
+            if state.table.opening:  # nobody to move yet
+                features.clear_to_move(expected, game.rules)
             assert np.array_equal(state.observation_tensor(seat), expected)
             assert np.array_equal(state.information_state_tensor(seat), expected)
 
@@ -405,6 +408,9 @@ def test_serialization_and_pickle_round_trip_continue_the_same_game() -> None:
         assert state2.information_state_string(seat) == state.information_state_string(seat)
     pickled = pickle.loads(pickle.dumps(state))
     assert isinstance(pickled, NoReturnState) and str(pickled) == str(state)
+    for copied in (pickle.loads(pickle.dumps(game)), copy.deepcopy(game)):  # the game too
+        assert copied.get_parameters() == game.get_parameters()
+        assert str(copied.new_initial_state()) == str(game.new_initial_state())
     while not state.is_terminal():
         action = step_random(state, rng)
         state2.apply_action(action)
@@ -491,3 +497,20 @@ def test_example_runs_and_reports_win_rates() -> None:
     assert done.returncode == 0, done.stderr
     assert re.search(r"random\s.*\s2\s", done.stdout)
     assert "heuristic" in done.stdout and "95% interval" in done.stdout
+
+
+def test_nobody_is_to_move_while_chance_chooses_who_starts() -> None:
+    """The first chance node's observation named seat 0 to draw and set its "to move"
+    entry, before chance had chosen who starts."""
+    game = load(SMALL)
+    state = game.new_initial_state()
+    assert state.is_chance_node() and state.choosing_start
+    text = state.observation_string(0)
+    assert "choosing who starts" in text and "to draw" not in text
+    lay = features.observation_layout(game.rules)
+    tensor = np.array(state.observation_tensor(0))
+    for rel in range(game.rules.players):
+        assert tensor[lay.scalars_start + rel * features.SEAT_SCALARS + 1] == 0.0
+    state.apply_action(1)  # seat 1 starts: it is to draw
+    after = np.array(state.observation_tensor(0))
+    assert after[lay.scalars_start + 1 * features.SEAT_SCALARS + 1] == 1.0

@@ -19,7 +19,7 @@ pytest.importorskip("pettingzoo", reason="PettingZoo is not installed: pip insta
 pytest.importorskip("gymnasium", reason="Gymnasium is not installed: pip install -e '.[rl]'")
 
 import numpy as np
-from pettingzoo.test import api_test
+from pettingzoo.test import api_test, render_test
 
 from noreturn.engine import (
     IllegalActionError,
@@ -268,8 +268,8 @@ def test_render_without_mode_returns_none() -> None:
 def test_bad_options_are_refused_with_a_clear_message() -> None:
     with pytest.raises(ValueError, match="illegal_action must be 'raise' or 'penalize'"):
         raw_env(illegal_action="ignore")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="render_mode must be None or 'ansi'"):
-        raw_env(render_mode="human")
+    with pytest.raises(ValueError, match="render_mode must be None, 'human' or 'ansi'"):
+        raw_env(render_mode="rgb_array")
     with pytest.raises(ValueError, match="illegal_reward must be a finite number"):
         raw_env(illegal_reward=float("nan"))
     with pytest.raises(RulesError, match="not both"):
@@ -281,3 +281,27 @@ def test_bad_options_are_refused_with_a_clear_message() -> None:
         game.observe("player_0")
     with pytest.raises(NoReturnError, match="unknown agent 'player_2'"):
         game.observation_space("player_2")
+
+
+def test_pettingzoo_render_test_passes_and_human_mode_prints(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """PettingZoo's render_test makes the env with render_mode="human" first, which was
+    refused."""
+    render_test(lambda render_mode=None: env(render_mode=render_mode, **SMALL))
+    game = env(render_mode="human", **SMALL)
+    game.reset(seed=1)
+    assert game.render() is None and "to move: " in capsys.readouterr().out
+
+
+def test_each_agent_has_its_own_spaces() -> None:
+    """One space object for every agent: seeding one agent's space reseeded them all."""
+    game = raw_env(players=3)
+    first, second = game.action_space("player_0"), game.action_space("player_1")
+    assert first is not second and first == second
+    assert game.observation_space("player_0") is not game.observation_space("player_1")
+    assert game.action_space("player_0") is first  # the same object on every call
+    first.seed(1)
+    alone = first.sample()
+    first.seed(1)
+    second.seed(2)
+    assert first.sample() == alone

@@ -130,6 +130,17 @@ def max_turns(rules: Rules) -> int:
     return rules.tile_count + rules.players
 
 
+def clear_to_move(tensor: Observation, rules: Rules) -> None:
+    """Set every seat's "to move" entry of an observation ``tensor`` to 0 (in place): at
+    OpenSpiel's first chance node, which chooses who starts, nobody is to move yet. A
+    tensor cut short before the seats' scalars (a private-only observer's) is left."""
+    lay = observation_layout(rules)
+    for rel in range(rules.players):
+        at = lay.scalars_start + rel * SEAT_SCALARS + 1  # (after "phase 2")
+        if at < tensor.size:
+            tensor[at] = 0.0
+
+
 def observation_tensor(seen: View) -> Observation:
     """The flat float32 tensor of a seat's ``View`` (layout in ``ObservationLayout``).
 

@@ -100,10 +100,23 @@ def check_illegal_options(illegal_action: str, illegal_reward: float) -> float:
     return reward
 
 
+RENDER_MODES = ["human", "ansi"]
+"""``ansi``: ``render()`` returns the public table as text; ``human``: it prints it (and
+returns None), after every reset and step of the Gymnasium env too, as that mode asks."""
+
+
 def check_render_mode(render_mode: str | None) -> None:
-    """Raise ``ValueError`` unless ``render_mode`` is ``None`` or ``"ansi"``."""
-    if render_mode not in (None, "ansi"):
-        raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+    """Raise ``ValueError`` unless ``render_mode`` is ``None`` or one of ``RENDER_MODES``."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
+
+
+def shown(text: str, render_mode: str | None) -> str | None:
+    """``render()``'s answer: the text (``ansi``), or None once printed (``human``)."""
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
 
 
 def observation_space(rules: Rules) -> spaces.Dict:
@@ -194,13 +207,14 @@ class NoReturnEnv(gymnasium.Env[Observation, np.int64]):
             other seats in playing order after the agent, cycled; at most one per other
             seat.
         seat: the agent's seat, or ``"random"`` to draw it at every reset.
-        render_mode: ``None`` or ``"ansi"`` (the public table as text).
+        render_mode: ``None``, ``"ansi"`` (the public table as text) or ``"human"`` (it
+            printed).
         illegal_action: ``"penalize"`` (state unchanged, reward ``illegal_reward``,
             ``info["illegal_action"]`` says why) or ``"raise"`` (``IllegalActionError``).
         illegal_limit: truncate after this many illegal actions in a row (penalize mode).
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012
+    metadata: dict[str, Any] = {"render_modes": RENDER_MODES, "render_fps": 4}  # noqa: RUF012
 
     def __init__(
         self,
@@ -261,7 +275,9 @@ class NoReturnEnv(gymnasium.Env[Observation, np.int64]):
         """Deal a new game; the bots play until the agent's first decision.
 
         ``options`` is accepted for the API and unused. Equal seeds give equal games
-        (deal, seat, start player and the bots' choices).
+        (deal, seat, start player and the bots' choices), except against a bot that thinks
+        for a time (``search:time=S``, and ``search`` itself: a second): how far it gets
+        depends on the machine, so give it ``iterations=N`` for games that repeat.
         """
         super().reset(seed=seed)
         self._finish_bots()
@@ -284,6 +300,8 @@ class NoReturnEnv(gymnasium.Env[Observation, np.int64]):
                 start(other, names)
         self._in_game = True
         self._advance()
+        if self.render_mode == "human":
+            self.render()
         return self._observation_and_info()
 
     def step(
@@ -314,15 +332,17 @@ class NoReturnEnv(gymnasium.Env[Observation, np.int64]):
         if terminated:
             self._done = True
         obs, info = self._observation_and_info()
+        if self.render_mode == "human":
+            self.render()
         return obs, reward, terminated, False, info
 
     def render(self) -> str | None:
-        """The public table and whose turn it is (``render_mode="ansi"``); no hand shown."""
+        """The public table and whose turn it is (``RENDER_MODES``); no hand shown."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called with render_mode=None: make the "
                                   "environment with render_mode='ansi' to get the table text")
             return None
-        return table_text(self._require_state(), self.names())
+        return shown(table_text(self._require_state(), self.names()), self.render_mode)
 
     def close(self) -> None:
         """Tell the bots the game is done (an external bot's program stops)."""

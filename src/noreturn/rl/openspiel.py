@@ -261,6 +261,11 @@ class NoReturnGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type i
         super().__init__(GAME_TYPE, game_info(rules), {**DEFAULTS, **(params or {})})
         self.rules = rules
 
+    def __reduce__(self) -> tuple[type[NoReturnGame], tuple[dict[str, Any]]]:
+        """Pickled and copied by its parameters: pyspiel's own way rebuilds the object
+        without ``__init__``, so the copy had no ``rules``."""
+        return NoReturnGame, (dict(self.get_parameters()),)
+
     def new_initial_state(self) -> NoReturnState:
         """A game before the starting player is chosen (a chance node)."""
         return NoReturnState(self)

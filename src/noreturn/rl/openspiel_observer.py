@@ -142,9 +142,12 @@ def public_view(game: GameState, seat: int) -> View:
                                own_mulligan=None)
 
 
-def observation_text(seen: View, names: Sequence[str]) -> str:
-    """What ``seen`` shows, as text: whose move it is, the table, paid and own removed tiles."""
-    if seen.is_over:
+def observation_text(seen: View, names: Sequence[str], opening: bool = False) -> str:
+    """What ``seen`` shows, as text: whose move it is, the table, paid and own removed tiles.
+    ``opening``: the first chance node, before anyone is to move."""
+    if opening:
+        status = "choosing who starts"
+    elif seen.is_over:
         status = "game over"
     elif seen.draws_due:
         status = f"{names[seen.to_move]} to draw {plural(seen.draws_due, 'tile')}"
@@ -240,6 +243,8 @@ class NoReturnObserver:
             self.tensor[:] = features.observation_tensor(seen)
         else:
             self.tensor[:] = features.observation_tensor(view(game, player))[:self.tensor.size]
+        if state.table.opening:
+            features.clear_to_move(self.tensor, game.rules)
 
     def string_from(self, state: NoReturnState, player: int) -> str:
         """``player``'s observation of ``state`` as text (see the class docstring)."""
@@ -248,7 +253,7 @@ class NoReturnObserver:
             return history_text(table.log, player if self.private else None)
         if self.public:
             seen = view(table.game, player if self.private else None)
-            return observation_text(seen, self.names)
+            return observation_text(seen, self.names, table.opening)
         if self.private and self.recall:
             return history_text(table.log, player, private_only=True)
         if self.private:

@@ -47,6 +47,7 @@ from noreturn.engine import (
 )
 from noreturn.rl import features
 from noreturn.rl.gymnasium import (
+    RENDER_MODES,
     IllegalMode,
     Observation,
     check_illegal_options,
@@ -56,6 +57,7 @@ from noreturn.rl.gymnasium import (
     observe_seat,
     resolve_action,
     rules_from_options,
+    shown,
     table_text,
 )
 
@@ -66,14 +68,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the ba
     Args:
         players, colors, max_value, copies, hand_size, exchange_limit: the variant (default
             the published two-player game); or ``rules=Rules(...)`` instead.
-        render_mode: ``None`` or ``"ansi"`` (the public table as text).
+        render_mode: ``None``, ``"ansi"`` (the public table as text) or ``"human"`` (it
+            printed).
         illegal_action: ``"raise"`` or ``"penalize"``.
         illegal_reward: the reward of an illegal action in ``"penalize"`` mode.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - PettingZoo reads it from the class
         "name": "noreturn_v0",
-        "render_modes": ["ansi"],
+        "render_modes": RENDER_MODES,
         "is_parallelizable": False,
     }
 
@@ -102,11 +105,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the ba
         self.illegal_action: IllegalMode = illegal_action
         self.possible_agents: list[str] = [f"player_{s}" for s in range(self.rules.players)]
         self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        obs_space = observation_space(self.rules)
-        act_space = gymnasium.spaces.Discrete(features.player_action_count(self.rules))
-        # one object per agent, returned again on every call (the API test checks identity)
-        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
-        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
+        count = features.player_action_count(self.rules)
+        # one object per agent (seeding one agent's space leaves the others' alone),
+        # returned again on every call (the API test checks identity)
+        self.observation_spaces = {agent: observation_space(self.rules)
+                                   for agent in self.possible_agents}
+        self.action_spaces = {agent: gymnasium.spaces.Discrete(count)
+                              for agent in self.possible_agents}
         self.np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
         self._chance_rng = Random(0)
@@ -172,12 +177,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the ba
         return observe_seat(self._require_state(), self._seats[self._known(agent)])
 
     def render(self) -> str | None:
-        """The public table and whose turn it is (``render_mode="ansi"``); no hand shown."""
+        """The public table and whose turn it is (``RENDER_MODES``); no hand shown."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called with render_mode=None: make the "
                                   "environment with render_mode='ansi' to get the table text")
             return None
-        return table_text(self._require_state(), self.possible_agents)
+        return shown(table_text(self._require_state(), self.possible_agents), self.render_mode)
 
     def close(self) -> None:
         """Nothing to release: no window, no process."""

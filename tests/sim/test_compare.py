@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from noreturn.bots.base import split_specs
 from noreturn.cli import app
 from noreturn.engine import Rules
 from noreturn.sim.compare import CompareError, load_run, outcomes, paired, pooled
@@ -18,7 +19,6 @@ from noreturn.sim.tournament import (
     bot_stats,
     results_json,
     run_tournament,
-    split_specs,
     write_results,
 )
 

@@ -18,6 +18,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from noreturn.bots import BotError, register
+from noreturn.bots.base import split_specs
 from noreturn.cli import app
 from noreturn.engine import Rules, compiled
 from noreturn.records import check_record, read_record
@@ -34,7 +35,6 @@ from noreturn.sim.tournament import (
     run_tournament,
     schedule,
     seatings,
-    split_specs,
     without_timings,
 )
 

@@ -14,10 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 from noreturn.bots import BotError, make_bot, register
-from noreturn.bots.base import display_name, split_name
+from noreturn.bots.base import display_name, split_name, split_specs
 from noreturn.cli import app
 from noreturn.engine import Rules
-from noreturn.sim.tournament import Settings, bot_stats, results_json, run_tournament, split_specs
+from noreturn.sim.tournament import Settings, bot_stats, results_json, run_tournament
 
 SMALL = Rules.parse("colors=3,max_value=6,hand_size=4", players=2)
 

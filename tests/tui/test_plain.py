@@ -150,6 +150,24 @@ def test_the_play_command_falls_back_to_plain_prompts_without_a_terminal(
     assert record["players"][1]["policy"] == "easy"
 
 
+def test_play_takes_a_bot_spec_of_several_options_and_its_name(tmp_path: Path) -> None:
+    """--bots split at every comma: "search:iterations=2,trust=0" was two bots, and the
+    seat of "greedy:name=Gus" was called Bea."""
+    from typer.testing import CliRunner  # noqa: PLC0415 - only these tests need it
+
+    from noreturn.cli import app  # noqa: PLC0415
+
+    result = CliRunner().invoke(app, [
+        "play", "--players", "3", "--seed", "3", "--save-dir", str(tmp_path), "--rules",
+        "colors=3,max_value=5,hand_size=4", "--bots",
+        "search:iterations=2,trust=0,greedy:name=Gus"], input="q\n")
+    assert result.exit_code == 0, result.output
+    (saved,) = tmp_path.glob("*.json")
+    players = json.loads(saved.read_text())["players"]
+    assert [(p["name"], p.get("policy")) for p in players] == [
+        ("Ada", None), ("Bea", "search:iterations=2,trust=0"), ("Gus", "greedy:name=Gus")]
+
+
 def test_the_play_command_refuses_names_it_would_drop(tmp_path: Path) -> None:
     from typer.testing import CliRunner  # noqa: PLC0415 - only these tests need it
 

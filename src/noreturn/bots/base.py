@@ -190,6 +190,23 @@ def split_name(spec: str) -> tuple[str, str | None]:
     return (f"{bot}:{rest}" if rest else bot), named[0]
 
 
+def split_specs(text: str) -> list[str]:
+    """Bot specs from ``--bots`` (``tournament``, ``play``): commas separate bots, but
+    ``key=value`` parts continue one.
+
+    ``ismcts:time=1,iterations=50,greedy`` is two bots: ``ismcts:time=1,iterations=50`` and
+    ``greedy``.
+    """
+    specs: list[str] = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name = part.partition(":")[0]
+        if specs and ":" in specs[-1] and "=" in name:
+            specs[-1] += "," + part
+        else:
+            specs.append(part)
+    return specs
+
+
 def display_name(spec: str) -> str:
     """The short name a bot of ``spec`` goes by in tables, plots, records and ``hello``:
     its ``name=``, else the spec itself, except that an external bot is named after its

@@ -46,11 +46,12 @@ def play(
     lang: LangOption = None,
 ) -> None:
     """Play a game in the terminal (the help above is the translated one)."""
+    from noreturn.bots.base import split_specs  # noqa: PLC0415
     from noreturn.table import SeatsError, make_seats  # noqa: PLC0415
     from noreturn.tui.play import play_command  # noqa: PLC0415 - keeps startup fast
 
     names = [n.strip() for n in seat_name.split(",") if n.strip()] or ["Ada"]
-    specs = [b.strip() for b in bots.split(",") if b.strip()]
+    specs = split_specs(bots)  # "search:time=3,shifts=-1/-2" is one bot
     try:
         make_seats(players, names, specs, hotseat)
     except SeatsError as exc:

@@ -98,8 +98,9 @@ def tournament(
     cycles over the seats (the first named gets two seats at three players). Each deal is
     played under every rotation of the seats.
     """
+    from noreturn.bots.base import split_specs  # noqa: PLC0415
     from noreturn.sim.report import tournament_command  # noqa: PLC0415 - keeps startup fast
-    from noreturn.sim.tournament import Settings, split_specs  # noqa: PLC0415
+    from noreturn.sim.tournament import Settings  # noqa: PLC0415
 
     specs = tuple(split_specs(bots))
     settings = Settings(specs, size_rules(players, rules), games, dealing_seed(seed, specs),

@@ -8,6 +8,7 @@ show is ``noreturn.sim.commands``, what ``noreturn tournament`` shows
 ``noreturn.sim.report``.
 """
 
+from noreturn.bots.base import split_specs
 from noreturn.sim.tournament import (
     BotStats,
     GameSummary,
@@ -21,7 +22,6 @@ from noreturn.sim.tournament import (
     results_json,
     run_tournament,
     schedule,
-    split_specs,
 )
 
 __all__ = [

@@ -128,22 +128,6 @@ class Tournament:
     workers: int
 
 
-def split_specs(text: str) -> list[str]:
-    """Bot specs from ``--bots``: commas separate bots, but ``key=value`` parts continue one.
-
-    ``ismcts:time=1,iterations=50,greedy`` is two bots: ``ismcts:time=1,iterations=50`` and
-    ``greedy``.
-    """
-    specs: list[str] = []
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        name = part.partition(":")[0]
-        if specs and ":" in specs[-1] and "=" in name:
-            specs[-1] += "," + part
-        else:
-            specs.append(part)
-    return specs
-
-
 def lineups(bots: Sequence[str], players: int) -> list[tuple[str, ...]]:
     """Who sits together: every choice of ``players`` bots, or the list cycled to fill seats."""
     if len(bots) >= players:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from noreturn.bots.base import BotError, split_name
 from noreturn.files import data_dir
 from noreturn.records.names import name_problem
 
@@ -86,9 +87,27 @@ def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str
         return [Seat(names[i] if i < len(names) else spare[i - len(names)])
                 for i in range(players)]
     specs = list(bots) or [DEFAULT_BOT]
-    human = names[0] if names else "Ada"
-    others = [n for n in BOT_NAMES if n != human]
-    return [Seat(human)] + [Seat(others[i], specs[i % len(specs)]) for i in range(players - 1)]
+    made = [Seat(names[0] if names else "Ada")]
+    for i in range(players - 1):
+        spec = specs[i % len(specs)]
+        made.append(Seat(bot_seat_name(spec, {seat.name for seat in made}, specs), spec))
+    return made
+
+
+def bot_seat_name(spec: str, taken: set[str], specs: Sequence[str]) -> str:
+    """A bot seat's name: its spec's ``name=`` (``greedy:name=Gus``), else the first of
+    ``BOT_NAMES`` that no seat has and no spec asks for.
+
+    Raises:
+        SeatsError: a ``name=`` the bots refuse (``split_name``)."""
+    try:
+        wanted = [split_name(s)[1] for s in specs]
+    except BotError as exc:
+        raise SeatsError(str(exc), "--bots") from exc
+    own = wanted[list(specs).index(spec)]
+    if own is not None and own not in taken:
+        return own
+    return next(n for n in BOT_NAMES if n not in taken and n not in wanted)
 
 
 __all__ = ["BOT_NAMES", "DEFAULT_BOT", "PERSON_NAMES", "Seat", "SeatsError", "default_save_dir",

@@ -8,6 +8,7 @@ first legal action until decision AT, then fail as MODE says.
 from __future__ import annotations
 
 import gc
+import io
 import json
 import os
 import pickle
@@ -21,6 +22,7 @@ from random import Random
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from noreturn.bots import Deck, GameResult, make_bot, play_game
 from noreturn.bots.base import BotError
@@ -37,6 +39,8 @@ from noreturn.engine import (
     view,
 )
 from noreturn.records import check_record
+from noreturn.sim.report import tournament_command
+from noreturn.sim.tournament import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "random_bot.py"
@@ -266,11 +270,22 @@ def test_a_failing_bot_forfeits_and_the_fallback_finishes_the_game(
 
 
 def test_a_command_that_does_not_exist_forfeits() -> None:
-    bot = make_bot("external:/nonexistent/noreturn-bot --fast")
+    """The reason is shown to every player and kept in the record: it names the program's
+    file and the system's reason, never the command line with its paths and options."""
+    bot = make_bot("external:/nonexistent/secret/noreturn-bot --token=abc")
     assert isinstance(bot, ExternalBot)
     result = play(bot)
-    assert [f.reason[:15] for f in result.forfeits] == ["could not start"]
+    assert [f.reason for f in result.forfeits] == [
+        "could not start 'noreturn-bot': No such file or directory"]
     assert bot.pids == []
+
+
+def test_a_bad_external_spec_is_said_with_its_usage_in_the_tournament_table() -> None:
+    """Rich read the usage's [time=SECONDS] as markup and dropped it."""
+    out = io.StringIO()
+    setup = Settings(("greedy", "external:"), Rules(players=2), 2, 0, workers=1)
+    assert tournament_command(setup, console=Console(file=out, width=300)) == 2
+    assert "use external:[time=SECONDS] [start=SECONDS] [log=FILE] COMMAND" in out.getvalue()
 
 
 @posix_only

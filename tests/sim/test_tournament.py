@@ -24,7 +24,7 @@ from noreturn.engine import Rules, compiled
 from noreturn.records import check_record, read_record
 from noreturn.sim import backends
 from noreturn.sim.backends import BackendError
-from noreturn.sim.report import duration, log_lines, tournament_command
+from noreturn.sim.report import duration, log_lines, reason_kind, tournament_command
 from noreturn.sim.seeds import DEFAULT_SEED, GUESSABLE_BELOW, base_seed, has_outside_bot
 from noreturn.sim.tournament import (
     Settings,
@@ -288,6 +288,35 @@ def test_the_table_is_followed_by_why_bots_forfeited() -> None:
     assert mute.startswith("test-mute forfeited 6 of its 6 seats")
     assert "before the ready answer" in mute and "greedy" not in mute
     assert "every one before the game's first turn was over: heuristic played them" in mute
+
+
+class Garbling:
+    """Fails at its second decision with a reason that names how many moves it had."""
+
+    name = "test-garbling"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def act(self, view: Any, legal: Any, rng: Any) -> Any:
+        self.calls += 1
+        if self.calls == 2:
+            raise BotError(f"garbage: not one of the {len(legal)} legal actions")
+        return legal[0]
+
+
+def test_forfeits_of_one_cause_are_counted_together() -> None:
+    """Reasons that differ only in a count ("... the 137 legal actions") were counted
+    apart: "1 times: ... (and other reasons)" for two forfeits of one cause."""
+    assert reason_kind("timed out: no answer to decision 3 within 0.5 s") == "timed out"
+    register("test-garbling", "fails at its second decision (tests only)")(
+        lambda _: Garbling())
+    out = io.StringIO()
+    assert tournament_command(settings("test-garbling,greedy", 2, 8),
+                              console=Console(file=out, width=300)) == 0
+    (line,) = [line for line in out.getvalue().splitlines() if " forfeited " in line]
+    assert line.startswith("test-garbling forfeited 8 of its 8 seats; 8 times: garbage: ")
+    assert "other reasons" not in line
 
 
 def test_settings_are_checked_before_any_game() -> None:

@@ -13,12 +13,12 @@ import contextlib
 import json
 import os
 import queue
-import shlex
 import signal
 import subprocess
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import IO, Any
 
 from noreturn.bots.base import BotError
@@ -46,7 +46,11 @@ class Channel:
                 start_new_session=os.name == "posix",
             )
         except OSError as exc:
-            raise BotError(f"could not start {shlex.join(command)!r}: {exc}") from exc
+            # the program's file name and the system's reason, never the command line or
+            # its paths: the reason is shown to every player (docs/bot-protocol.md)
+            program = Path(command[0]).name if command else ""
+            raise BotError(f"could not start {program!r}: {exc.strerror or type(exc).__name__}"
+                           ) from exc
         finally:
             if not isinstance(err, int):
                 err.close()

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -33,7 +34,7 @@ def simulate_command(
                 summary.add(state)
                 progress.advance(task)
         except OutputError as exc:
-            console.print(f"[red]error:[/] {exc}", markup=True, highlight=False)
+            console.print(f"[red]error:[/] {escape(str(exc))}", markup=True, highlight=False)
             return 1
     elapsed = time.perf_counter() - begin
     console.print(summary_table(summary, policy, rules))

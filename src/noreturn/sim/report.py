@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -53,10 +54,10 @@ def tournament_command(
         console.print(plan_text(settings, plan))
         tournament = _run_with_progress(settings, plan, records_dir, console)
     except OutputError as exc:
-        console.print(f"[red]error:[/] {exc}")
+        console.print(f"[red]error:[/] {escape(str(exc))}")
         return 1
     except NoReturnError as exc:
-        console.print(f"[red]error:[/] {exc}")
+        console.print(f"[red]error:[/] {escape(str(exc))}")
         return 2
     stats = bot_stats(tournament)
     console.print(results_table(tournament, stats))
@@ -70,7 +71,7 @@ def tournament_command(
         try:
             _write_outputs(tournament, stats, OutputDir(out, "tournament"), console)
         except OutputError as exc:
-            console.print(f"[red]error:[/] {exc} (the table above is the result)")
+            console.print(f"[red]error:[/] {escape(str(exc))} (the table above is the result)")
             return 1
     if records_dir is not None:
         console.print(f"{records_dir.note('records')} (replay one: noreturn replay FILE)",
@@ -165,21 +166,25 @@ def forfeit_lines(tournament: Tournament) -> list[str]:
     game's first turn hardly played at all (a program that did not start, say), and its
     row in the table is the fallback's play: that is said outright, since the numbers
     alone look like a result."""
-    reasons: dict[str, Counter[str]] = {}  # by spec: a game's seats name bots by spec
+    kinds: dict[str, Counter[str]] = {}  # by spec: a game's seats name bots by spec
+    example: dict[tuple[str, str], str] = {}  # the first reason of each kind
     names: dict[str, str] = {}
     seats: Counter[str] = Counter(spec for game in tournament.games for spec in game.seats)
     at_once: Counter[str] = Counter()
     for game in tournament.games:
         for forfeit in game.forfeits:
-            spec = game.seats[forfeit["seat"]]
+            spec, reason = game.seats[forfeit["seat"]], str(forfeit["reason"])
             names[spec] = str(forfeit["bot"])
-            reasons.setdefault(spec, Counter())[str(forfeit["reason"])] += 1
+            kind = reason_kind(reason)
+            kinds.setdefault(spec, Counter())[kind] += 1
+            example.setdefault((spec, kind), reason)
             at_once[spec] += forfeit["turn"] == 0
     lines = []
-    for spec, counted in reasons.items():
-        reason, times = counted.most_common(1)[0]
+    for spec, counted in kinds.items():
+        kind, times = counted.most_common(1)[0]
+        others = " (and other reasons)" if len(counted) > 1 else ""
         line = (f"{names[spec]} forfeited {counted.total()} of its {seats[spec]} seats; "
-                f"{times} times: {reason}{' (and other reasons)' if len(counted) > 1 else ''}")
+                f"{times} times: {example[spec, kind]}{others}")
         if at_once[spec] == seats[spec]:
             line += (f", every one before the game's first turn was over: {FALLBACK} played "
                      "them, so its row above is not its own play. Check its spec (an external "
@@ -187,6 +192,13 @@ def forfeit_lines(tournament: Tournament) -> list[str]:
                      "external:log=FILE)")
         lines.append(line)
     return lines
+
+
+def reason_kind(reason: str) -> str:
+    """What a forfeit's reason says happened, without its particulars: "illegal action",
+    "timed out", "crashed" ... (the words before its first colon), so that reasons that
+    differ only in a decision's number or a count of legal moves are counted together."""
+    return reason.partition(":")[0]
 
 
 def rules_text(rules: Rules) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -36,10 +37,10 @@ def switch_command(settings: StudySettings, out: Path | None = None,
         console.print(plan_text(settings, plan), markup=False, highlight=False)
         study = _run_with_progress(settings, plan, console)
     except OutputError as exc:
-        console.print(f"[red]error:[/] {exc}")
+        console.print(f"[red]error:[/] {escape(str(exc))}")
         return 1
     except NoReturnError as exc:
-        console.print(f"[red]error:[/] {exc}")
+        console.print(f"[red]error:[/] {escape(str(exc))}")
         return 2
     data = study_json(study)
     for table in tables(data):
@@ -49,7 +50,7 @@ def switch_command(settings: StudySettings, out: Path | None = None,
         try:
             _write_outputs(data, OutputDir(out, "study"), console)
         except OutputError as exc:
-            console.print(f"[red]error:[/] {exc} (the tables above are the result)")
+            console.print(f"[red]error:[/] {escape(str(exc))} (the tables above are the result)")
             return 1
     return 0
 

@@ -168,6 +168,24 @@ def test_play_takes_a_bot_spec_of_several_options_and_its_name(tmp_path: Path) -
         ("Ada", None), ("Bea", "search:iterations=2,trust=0"), ("Gus", "greedy:name=Gus")]
 
 
+def test_on_off_options_show_no_value_and_a_value_given_is_named(tmp_path: Path) -> None:
+    """typer showed "--plain <bool>", and "--plain true" then met the record argument:
+    "to go on with true, say --resume true"."""
+    from typer.testing import CliRunner  # noqa: PLC0415 - only these tests need it
+
+    from noreturn.cli import app  # noqa: PLC0415
+
+    runner = CliRunner(env={"COLUMNS": "100"})
+    shown = runner.invoke(app, ["play", "--help"]).output
+    for flag in ("--plain", "--hotseat", "--no-color", "--resume"):
+        (line,) = [line for line in shown.splitlines() if line.startswith(f"│ {flag} ")]
+        assert "<bool>" not in line, line
+    result = runner.invoke(app, ["play", "--plain", "true", "--save-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "an option such as --plain takes no value; leave true out" in " ".join(
+        result.output.replace("│", " ").split())
+
+
 def test_the_play_command_refuses_names_it_would_drop(tmp_path: Path) -> None:
     from typer.testing import CliRunner  # noqa: PLC0415 - only these tests need it
 

@@ -47,6 +47,9 @@ app = typer.Typer(
 )
 PLAY, RECORDS, RESEARCH = (pgettext("help panel", "Play"), pgettext("help panel", "Records"),
                            pgettext("help panel", "Research"))  # --help groups the commands
+FLAG = ""
+"""The metavar of an on/off option: none. typer 0.29 shows ``--plain <bool>`` otherwise,
+which reads as if it took a value (``--plain true`` then met the record argument)."""
 
 
 def _version(asked: bool) -> None:
@@ -60,7 +63,8 @@ def _version(asked: bool) -> None:
 
 @app.callback()
 def _everywhere(lang: LangOption = None, version: Annotated[bool, typer.Option(
-        "--version", help=_("the version and whether the search runs compiled, then stop"),
+        "--version", metavar=FLAG,
+        help=_("the version and whether the search runs compiled, then stop"),
         callback=_version, is_eager=True)] = False) -> None:
     """``noreturn --lang de COMMAND``: the language for any command (``play --lang`` too)."""
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from noreturn.cli.common import PLAY, LangOption, app, checked_dir, size_rules
+from noreturn.cli.common import FLAG, PLAY, LangOption, app, checked_dir, size_rules
 from noreturn.engine import NoReturnError
 from noreturn.text.lang import _
 from noreturn.text.refusals import error_text
@@ -26,12 +26,14 @@ def play(
     seed: Annotated[int | None, typer.Option(
         help=_("seed for a game you can play again"))] = None,
     hotseat: Annotated[bool, typer.Option(
-        "--hotseat", help=_("every seat a person at this keyboard; hands hidden between "
-                            "turns"))] = False,
+        "--hotseat", metavar=FLAG,
+        help=_("every seat a person at this keyboard; hands hidden between turns"))] = False,
     no_color: Annotated[bool, typer.Option(
-        "--no-color", help=_("no colours: tiles keep their letters and symbols"))] = False,
+        "--no-color", metavar=FLAG,
+        help=_("no colours: tiles keep their letters and symbols"))] = False,
     plain: Annotated[bool, typer.Option(
-        "--plain", help=_("plain line prompts instead of the full-screen game"))] = False,
+        "--plain", metavar=FLAG,
+        help=_("plain line prompts instead of the full-screen game"))] = False,
     rules: Annotated[str, typer.Option(
         help=_("size parameters, e.g. colors=3,max_value=6"))] = "",
     save_dir: Annotated[Path | None, typer.Option(
@@ -39,8 +41,8 @@ def play(
     bot_delay: Annotated[float, typer.Option(
         min=0, max=60, help=_("seconds before a bot's move shows"))] = 0.6,
     resume: Annotated[bool, typer.Option(
-        "--resume", help=_("go on with a saved unfinished game: RECORD, or the newest one "
-                           "in the save folder"))] = False,
+        "--resume", metavar=FLAG, help=_("go on with a saved unfinished game: RECORD, or "
+                                         "the newest one in the save folder"))] = False,
     record: Annotated[Path | None, typer.Argument(
         help=_("the record to resume (with --resume)"), show_default=False)] = None,
     lang: LangOption = None,
@@ -68,6 +70,10 @@ def _to_resume(resume: bool, record: Path | None, save_dir: Path | None) -> Path
     from noreturn.table.resume import newest_record  # noqa: PLC0415
 
     if record is not None and not resume:
+        if str(record).lower() in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+            raise typer.BadParameter(_("{word}: an option such as --plain takes no value; "
+                                       "leave {word} out").format(word=record),
+                                     param_hint="RECORD")
         raise typer.BadParameter(_("to go on with {record}, say --resume {record}").format(
             record=record), param_hint="RECORD")
     if not resume or record is not None:  # (without --resume there is no record here)
@@ -82,7 +88,8 @@ def _to_resume(resume: bool, record: Path | None, save_dir: Path | None) -> Path
                     "easy bot."), rich_help_panel=PLAY)
 def tutorial(
     no_color: Annotated[bool, typer.Option(
-        "--no-color", help=_("no colours: tiles keep their letters and symbols"))] = False,
+        "--no-color", metavar=FLAG,
+        help=_("no colours: tiles keep their letters and symbols"))] = False,
     save_dir: Annotated[Path | None, typer.Option(
         help=_("folder where the record is saved"), callback=checked_dir)] = None,
     bot_delay: Annotated[float, typer.Option(

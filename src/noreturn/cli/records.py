@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from noreturn.cli.common import RECORDS, LangOption, app
+from noreturn.cli.common import FLAG, RECORDS, LangOption, app
 from noreturn.text.lang import _
 
 
@@ -47,7 +47,7 @@ def review(
     iterations: Annotated[int | None, typer.Option(min=1, max=1_000_000, help=_(
         "playouts per decision (default 500): the same seed and iterations give the same "
         "review"))] = None,
-    as_json: Annotated[bool, typer.Option("--json", help=_(
+    as_json: Annotated[bool, typer.Option("--json", metavar=FLAG, help=_(
         "one JSON object (docs/review.md), in English"))] = False,
     workers: Annotated[int | None, typer.Option(min=1, help=_(
         "processes (default: every core; at most 4 a core); 1 works here"))] = None,

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from noreturn.cli.common import RESEARCH, app, checked_dir, size_rules
+from noreturn.cli.common import FLAG, RESEARCH, app, checked_dir, size_rules
 from noreturn.engine import NoReturnError
 
 
@@ -41,7 +41,7 @@ def simulate(
 def bench(
     players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
     seconds: Annotated[float, typer.Option(min=0.1, max=3600, help="time for whole games")] = 5.0,
-    as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
+    as_json: Annotated[bool, typer.Option("--json", metavar=FLAG, help="one JSON object")] = False,
 ) -> None:
     """Engine speed: whole rollout games per second, and the hot paths' cost."""
     from noreturn.sim.commands import bench_command  # noqa: PLC0415 - keeps startup fast
@@ -90,7 +90,7 @@ def tournament(
         help="folder to write results.json and tournament.png into", callback=checked_dir)
     ] = None,
     records: Annotated[bool, typer.Option(
-        help="also write every game's record to OUT/records/")] = False,
+        metavar=FLAG, help="also write every game's record to OUT/records/")] = False,
 ) -> None:
     """Bots against bots on paired deals: win rates with 95% intervals, ratings, plot.
 
@@ -126,7 +126,7 @@ def compare(
     bot: Annotated[str | None, typer.Option(help="a bot to pair (name or spec)")] = None,
     against: Annotated[str | None, typer.Option(help="the bot it is paired against, game by "
         "game: at one table, or in runs on the same deals (--seed, --players, --rules)")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
+    as_json: Annotated[bool, typer.Option("--json", metavar=FLAG, help="one JSON object")] = False,
     plot: Annotated[Path | None, typer.Option(help="PNG of the win rates and differences")] = None,
     same: Annotated[list[str] | None, typer.Option(
         help="NAME=BOT: count NAME as BOT in every run (H1=hard); again for more")] = None,

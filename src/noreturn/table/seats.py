@@ -107,7 +107,8 @@ def bot_seat_name(spec: str, taken: set[str], specs: Sequence[str]) -> str:
     own = wanted[list(specs).index(spec)]
     if own is not None and own not in taken:
         return own
-    return next(n for n in BOT_NAMES if n not in taken and n not in wanted)
+    return next((n for n in BOT_NAMES if n not in taken and n not in wanted),
+                f"Bot {len(taken) + 1}")
 
 
 __all__ = ["BOT_NAMES", "DEFAULT_BOT", "PERSON_NAMES", "Seat", "SeatsError", "default_save_dir",

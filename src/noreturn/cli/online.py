@@ -61,6 +61,7 @@ def serve(
             ListenError,
             create_app,
             default_db_url,
+            listen_address,
             listening_socket,
         )
         from noreturn.server.broadcast import BroadcastError  # noqa: PLC0415
@@ -72,8 +73,8 @@ def serve(
                    "reinstall noreturn: pip install -e .", err=True)
         raise typer.Exit(1) from exc
 
-    try:  # bound before the database is opened or the banner printed
-        sock = listening_socket(host, port)
+    try:  # resolved before the database is opened
+        resolved = listen_address(host, port)
     except ListenError as exc:
         raise typer.BadParameter(str(exc), param_hint=exc.option) from None
     url = db or default_db_url()
@@ -92,9 +93,14 @@ def serve(
     except ValueError as exc:  # the database (dbstart.DatabaseSetupError): one line, no trace
         typer.echo(f"noreturn serve: {exc}", err=True)
         raise typer.Exit(2) from None
+    try:  # bound before the banner: a port in use is said, not a page to open
+        sock = listening_socket(host, port, resolved)
+    except ListenError as exc:
+        raise typer.BadParameter(str(exc), param_hint=exc.option) from None
     typer.echo(_("noreturn server: open http://{host}:{port}/ in a browser (database {db}"
                  "{redis}; Ctrl+C stops)").format(
-        host="localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host,
+        host="localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else (
+            f"[{host}]" if ":" in host else host),  # an IPv6 address in a URL
         port=sock.getsockname()[1],  # (--port 0: the one the system chose)
         db=shown_url(url), redis=_("; updates through Redis") if redis else ""))
     # Client messages are a few hundred bytes: a small frame limit keeps floods cheap.

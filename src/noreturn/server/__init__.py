@@ -5,6 +5,7 @@
 
 from noreturn.server.app import create_app
 from noreturn.server.db import default_db_url
-from noreturn.server.listen import ListenError, listen_problem, listening_socket
+from noreturn.server.listen import ListenError, listen_address, listening_socket
 
-__all__ = ["ListenError", "create_app", "default_db_url", "listen_problem", "listening_socket"]
+__all__ = ["ListenError", "create_app", "default_db_url", "listen_address",
+           "listening_socket"]

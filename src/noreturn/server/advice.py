@@ -67,11 +67,19 @@ class SeatAdvice:
         held = self._held.get(key)
         if held is None or held[0] != version or _failed(held[1]):
             held = (version, asyncio.ensure_future(weigh()))
+            held[1].add_done_callback(_seen)  # a failure with no asker left: not logged
             self._held[key] = held
         self._held.move_to_end(key)
         while len(self._held) > self._most:
             self._held.popitem(last=False)
         return await asyncio.shield(held[1])  # one asker gone: the weighing goes on
+
+
+def _seen(weighing: asyncio.Future[SwitchAdvice]) -> None:
+    """Read a finished weighing's exception, so that asyncio does not report it as never
+    retrieved when every asker has gone (an asker still there gets it raised)."""
+    if not weighing.cancelled():
+        weighing.exception()
 
 
 def _failed(weighing: asyncio.Future[SwitchAdvice]) -> bool:

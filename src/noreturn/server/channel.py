@@ -71,6 +71,12 @@ class ClientGoneError(Exception):
     the client went away, which is no error of the server's."""
 
 
+async def closing(ws: WebSocket, code: int, reason: str) -> None:
+    """Close ``ws`` with ``code``; a socket already gone is closed enough."""
+    with contextlib.suppress(RuntimeError, OSError, WebSocketDisconnect):
+        await ws.close(code, reason)
+
+
 class Connection:
     """One WebSocket client: its seat (None: a spectator) and serialized sends."""
 
@@ -296,29 +302,33 @@ class PlayChannel:
         one that keeps flooding is disconnected.
         """
         limiter = MessageLimiter(self.limits) if self.limits else None
-        while True:
-            try:
-                message = await conn.ws.receive()
-            except RuntimeError:
-                return  # closed
-            if message["type"] == "websocket.disconnect":
-                return
-            if limiter is not None:
-                verdict = limiter.admit()
-                if verdict is Verdict.CLOSE:
-                    log.warning("table %s: closing a flooding connection from %s", conn.table_id,
-                                conn.ws.client.host if conn.ws.client else "?")
-                    await conn.ws.close(CLOSE_FLOODING, limiter.close_reason())
-                    return
-                if verdict is not Verdict.ACCEPT:
-                    if verdict is Verdict.WARN:
-                        await conn.error("rate_limited", limiter.warning())
-                    continue
-            try:
-                if not await self.answer_one(conn, message):
-                    return
-            except (WebSocketDisconnect, ClientGoneError):
-                return  # it went away while answered: no server error, nothing to log
+        try:
+            while await self.read_one(conn, limiter):
+                pass
+        except (WebSocketDisconnect, ClientGoneError):
+            return  # it went away while answered: no server error, nothing to log
+
+    async def read_one(self, conn: Connection, limiter: MessageLimiter | None) -> bool:
+        """Read one frame and answer it (or drop it, over the rate limit); False: the
+        connection is over."""
+        try:
+            message = await conn.ws.receive()
+        except RuntimeError:
+            return False  # closed
+        if message["type"] == "websocket.disconnect":
+            return False
+        if limiter is not None:
+            verdict = limiter.admit()
+            if verdict is Verdict.CLOSE:
+                log.warning("table %s: closing a flooding connection from %s", conn.table_id,
+                            conn.ws.client.host if conn.ws.client else "?")
+                await closing(conn.ws, CLOSE_FLOODING, limiter.close_reason())
+                return False
+            if verdict is not Verdict.ACCEPT:
+                if verdict is Verdict.WARN:
+                    await conn.error("rate_limited", limiter.warning())
+                return True
+        return await self.answer_one(conn, message)
 
     async def answer_one(self, conn: Connection, message: Message) -> bool:
         """Answer one frame, or tell the client why not; False: the socket was closed (a
@@ -328,14 +338,13 @@ class PlayChannel:
         except ServiceError as exc:
             await conn.error(exc.code, exc.message, exc.rule)
             if isinstance(exc, ForbiddenError):
-                await conn.ws.close(CLOSE_BAD_TOKEN, "bad token")
+                await closing(conn.ws, CLOSE_BAD_TOKEN, "bad token")
                 return False
         except (WebSocketDisconnect, ClientGoneError):
             raise
         except Exception:
             log.exception("table %s: answering a message failed", conn.table_id)
-            with contextlib.suppress(RuntimeError, OSError, WebSocketDisconnect):
-                await conn.ws.close(1011, "server error")
+            await closing(conn.ws, 1011, "server error")
             return False
         return True
 

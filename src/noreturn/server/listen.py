@@ -28,22 +28,18 @@ class ListenError(ValueError):
         self.option = option
 
 
-def listen_problem(host: str, port: int) -> str | None:
-    """Why the server cannot listen on ``host``, or None if the address resolves."""
-    try:
-        _address(host, port)
-    except ListenError as exc:
-        return str(exc)
-    return None
+Address = tuple[socket.AddressFamily, tuple[Any, ...]]
+"""A resolved address to listen on: its family and the socket address."""
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host`` and ``port``, for uvicorn to listen on.
+def listening_socket(host: str, port: int, resolved: Address | None = None) -> socket.socket:
+    """A socket bound to ``host`` and ``port`` (``resolved`` already: ``listen_address``),
+    for uvicorn to listen on.
 
     Raises:
         ListenError: the host does not resolve, or the port is taken or not allowed.
     """
-    family, address = _address(host, port)
+    family, address = resolved or listen_address(host, port)
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
@@ -63,13 +59,18 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _address(host: str, port: int) -> tuple[socket.AddressFamily, tuple[Any, ...]]:
-    """The first address ``host`` resolves to, for listening.
+def listen_address(host: str, port: int) -> Address:
+    """The first address ``host`` resolves to, for listening (checked before anything is
+    opened: a name that does not resolve opens no database).
 
     Raises:
         ListenError: it does not resolve."""
+    # As uvicorn binds: IPv6 only for an address written with colons, else IPv4 (a name
+    # such as localhost may list ::1 first, and 127.0.0.1 would then be refused).
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        found = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
     except (OSError, UnicodeError) as exc:
         raise ListenError(f"cannot listen on {shortened(host)!r}: {reason(exc)}; give an "
                           f"address of this machine {WHERE}", "--host") from None
@@ -77,4 +78,4 @@ def _address(host: str, port: int) -> tuple[socket.AddressFamily, tuple[Any, ...
     return family, tuple(address)  # (IPv6: with its flow and scope)
 
 
-__all__ = ["ListenError", "listen_problem", "listening_socket"]
+__all__ = ["Address", "ListenError", "listen_address", "listening_socket"]

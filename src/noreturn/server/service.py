@@ -53,8 +53,11 @@ from noreturn.server.store import TableStore
 from noreturn.server.timing import TURN_TIMES
 from noreturn.server.turns import Turns
 
-HELD_ANSWERS = 1024
-"""Hints and replays a process keeps (``recent.Recent``), each some kilobytes."""
+HELD_HINTS = 1024
+"""Hints a process keeps (``recent.Recent``): an action and a sentence each."""
+HELD_REPLAYS = 64
+"""Finished games' replays a process keeps: some 250 KB (two players) to 540 KB (four) of
+Python objects each, so a few dozen, not thousands."""
 
 
 class TableService(Lobby, Play, BotTurns, Turns, TableChat, Rematches):
@@ -71,8 +74,8 @@ class TableService(Lobby, Play, BotTurns, Turns, TableChat, Rematches):
         """The cache under the store (``games.Games``): its locks, for tests and tools."""
         self.sessions = self.store.sessions
         self._not_waiting: dict[str, int] = {}
-        self.hints = Recent(HELD_ANSWERS)
-        self.replays = Recent(HELD_ANSWERS)
+        self.hints = Recent(HELD_HINTS)
+        self.replays = Recent(HELD_REPLAYS)
         self.players = Players(engine)
         """Player keys' histories, ratings and the leaderboard (players.py)."""
         self.after_game: Callable[[str], object] | None = None

@@ -83,8 +83,8 @@ LESSONS = (
     Lesson("declare", N_("Declaring: no return"),
            N_("Now your rows need most of the turns that are left (the hint keeps a few "
               "spare: a tile left in a row counts against you). Press d (or Enter "
-              "on this hint) to switch to phase 2. It is for good, there is no return, and "
-              "this same turn goes on with a score."),
+              "on this hint), then y to confirm, to switch to phase 2. It is for good, "
+              "there is no return, and this same turn goes on with a score."),
            lambda _table, hinted: isinstance(hinted, Declare)),
     Lesson("score", N_("Phase 2: scoring"),
            N_("Score the lowest tiles of one row: the aimed tail is marked (r: next row, + and "

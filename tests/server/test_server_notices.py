@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from random import Random
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 from srvkit import SMALL, Weigher
 
 from noreturn.bots import base
@@ -66,6 +66,20 @@ def test_a_run_of_fast_bot_moves_is_stored_in_one_turn(db_url: str) -> None:
     assert service.state_message(table_id, None, moved_to=version) == fresh.state_message(
         table_id, None)
     engine.dispose()
+
+
+def _ada_to_move(db_url: str) -> tuple[Engine, TableService, str]:
+    """A service on a migrated database and a started table of Ada and a greedy bot,
+    the bot's moves made: Ada (seat 0) is to move. The engine, the service, the table."""
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    table_id, _token = _started(service, [SeatIn(kind="human", name="Ada"),
+                                          SeatIn(kind="bot", level="greedy")])
+    while (turn := service.bot_turn(table_id)) is not None:
+        if callable(turn):
+            service.bot_apply(table_id, turn())
+    return engine, service, table_id
 
 
 def _started(service: TableService, seats: list[SeatIn]) -> tuple[str, str]:
@@ -363,14 +377,7 @@ def test_a_hint_is_worked_out_outside_the_table_lock(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Near the switch a hint weighs sampled worlds (medium's move): the table's moves
     must not wait for it, so only the view is taken under the lock."""
-    engine = make_engine(db_url)
-    migrate(engine)
-    service = TableService(engine)
-    table_id, _token = _started(service, [SeatIn(kind="human", name="Ada"),
-                                          SeatIn(kind="bot", level="greedy")])
-    while (turn := service.bot_turn(table_id)) is not None:
-        if callable(turn):
-            service.bot_apply(table_id, turn())
+    engine, service, table_id = _ada_to_move(db_url)
     free: list[bool] = []
     original = LocalTable.hint_job
 
@@ -393,20 +400,13 @@ def test_a_hint_is_worked_out_outside_the_table_lock(
     engine.dispose()
 
 
-def test_repeated_hints_checks_and_replays_cost_no_second_weighing_nor_read(
+def test_repeated_hints_and_checks_cost_no_second_weighing_nor_read(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A flood of hints weighed the turn each time (24 worlds near the switch), each check
-    read the table from the database, each replay was rebuilt: now a hint is weighed once
-    a seat, version and language, a check uses the game this process holds, and a
-    finished game's replay is built once a language."""
-    engine = make_engine(db_url)
-    migrate(engine)
-    service = TableService(engine)
-    table_id, _token = _started(service, [SeatIn(kind="human", name="Ada"),
-                                          SeatIn(kind="bot", level="greedy")])
-    while (turn := service.bot_turn(table_id)) is not None:
-        if callable(turn):
-            service.bot_apply(table_id, turn())
+    """A flood of hints weighed the turn each time (24 worlds near the switch) and each
+    check read the table from the database: now a hint is weighed once a seat, version and
+    language, and a check uses the game this process holds. (A finished game's replay,
+    built once a language: test_server_play.py.)"""
+    engine, service, table_id = _ada_to_move(db_url)
     weighed: list[int] = []
     original = LocalTable.hint_job
 

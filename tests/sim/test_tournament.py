@@ -10,6 +10,7 @@ import os
 import socket
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -242,23 +243,28 @@ def test_cli_refuses_bad_settings(args: list[str], message: str) -> None:
     assert message in result.output
 
 
-class Crashing:
-    """A bot that fails at its third decision: its seat is forfeited to the fallback."""
+class Failing:
+    """A bot that fails at its ``at``-th decision, for the reason ``why(legal)`` gives: its
+    seat is forfeited to the fallback."""
 
-    name = "test-crashing"
-
-    def __init__(self) -> None:
+    def __init__(self, name: str, at: int, why: Callable[[Any], str]) -> None:
+        self.name, self.at, self.why = name, at, why
         self.calls = 0
 
     def act(self, view: Any, legal: Any, rng: Any) -> Any:
         self.calls += 1
-        if self.calls == 3:
-            raise BotError("crashed on purpose")
+        if self.calls == self.at:
+            raise BotError(self.why(legal))
         return legal[0]
 
 
+def make_crashing(_options: str) -> Failing:
+    """Fails at its third decision."""
+    return Failing("test-crashing", 3, lambda _legal: "crashed on purpose")
+
+
 def test_forfeits_and_thinking_time_are_counted_per_bot() -> None:
-    register("test-crashing", "fails at its third decision (tests only)")(lambda _: Crashing())
+    register("test-crashing", "fails at its third decision (tests only)")(make_crashing)
     data = results(settings("test-crashing,greedy", 2, 4))
     crashing, greedy = data["bots"]
     assert crashing["forfeits"] == crashing["games"] == 4 and greedy["forfeits"] == 0
@@ -276,7 +282,7 @@ class Mute:
 
 
 def test_the_table_is_followed_by_why_bots_forfeited() -> None:
-    register("test-crashing", "fails at its third decision (tests only)")(lambda _: Crashing())
+    register("test-crashing", "fails at its third decision (tests only)")(make_crashing)
     register("test-mute", "fails at its first decision (tests only)")(lambda _: Mute())
     out = io.StringIO()
     setup = settings("test-crashing,test-mute,greedy", 3, 6)
@@ -290,27 +296,13 @@ def test_the_table_is_followed_by_why_bots_forfeited() -> None:
     assert "every one before the game's first turn was over: heuristic played them" in mute
 
 
-class Garbling:
-    """Fails at its second decision with a reason that names how many moves it had."""
-
-    name = "test-garbling"
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def act(self, view: Any, legal: Any, rng: Any) -> Any:
-        self.calls += 1
-        if self.calls == 2:
-            raise BotError(f"garbage: not one of the {len(legal)} legal actions")
-        return legal[0]
-
-
 def test_forfeits_of_one_cause_are_counted_together() -> None:
     """Reasons that differ only in a count ("... the 137 legal actions") were counted
     apart: "1 times: ... (and other reasons)" for two forfeits of one cause."""
     assert reason_kind("timed out: no answer to decision 3 within 0.5 s") == "timed out"
-    register("test-garbling", "fails at its second decision (tests only)")(
-        lambda _: Garbling())
+    register("test-garbling", "fails at its second decision, naming its count of moves "
+                              "(tests only)")(lambda _: Failing(
+        "test-garbling", 2, lambda legal: f"garbage: not one of the {len(legal)} legal actions"))
     out = io.StringIO()
     assert tournament_command(settings("test-garbling,greedy", 2, 8),
                               console=Console(file=out, width=300)) == 0

@@ -87,28 +87,17 @@ def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str
         return [Seat(names[i] if i < len(names) else spare[i - len(names)])
                 for i in range(players)]
     specs = list(bots) or [DEFAULT_BOT]
-    made = [Seat(names[0] if names else "Ada")]
-    for i in range(players - 1):
-        spec = specs[i % len(specs)]
-        made.append(Seat(bot_seat_name(spec, {seat.name for seat in made}, specs), spec))
-    return made
-
-
-def bot_seat_name(spec: str, taken: set[str], specs: Sequence[str]) -> str:
-    """A bot seat's name: its spec's ``name=`` (``greedy:name=Gus``), else the first of
-    ``BOT_NAMES`` that no seat has and no spec asks for.
-
-    Raises:
-        SeatsError: a ``name=`` the bots refuse (``split_name``)."""
-    try:
-        wanted = [split_name(s)[1] for s in specs]
+    try:  # a spec's name= names its seat (greedy:name=Gus)
+        asked = [split_name(spec)[1] for spec in specs]
     except BotError as exc:
         raise SeatsError(str(exc), "--bots") from exc
-    own = wanted[list(specs).index(spec)]
-    if own is not None and own not in taken:
-        return own
-    return next((n for n in BOT_NAMES if n not in taken and n not in wanted),
-                f"Bot {len(taken) + 1}")
+    made = [Seat(names[0] if names else "Ada")]
+    for i in range(players - 1):
+        own, taken = asked[i % len(specs)], {seat.name for seat in made}
+        name = own if own is not None and own not in taken else next(
+            (n for n in BOT_NAMES if n not in taken and n not in asked), f"Bot {i + 1}")
+        made.append(Seat(name, specs[i % len(specs)]))
+    return made
 
 
 __all__ = ["BOT_NAMES", "DEFAULT_BOT", "PERSON_NAMES", "Seat", "SeatsError", "default_save_dir",

@@ -98,7 +98,7 @@ def test_a_whole_game_in_german_with_plain_prompts(tmp_path: Path) -> None:
     assert code == 0
     shown = "\n".join(out)
     for german in ("No Return: du bist Ada", "deine Hand:", "dein Zug> ", "tauschte",
-                   "'Q3' ist kein Stein: schreibe einen Farbbuchstaben",
+                   "'Q3' ist kein Stein: Steine zum Beiseitelegen (R3 B5), Enter behält",
                    "Endstand:", "= Stapel", "Aufzeichnung gespeichert"):
         assert german in shown, german
     for english in (*ENGLISH, "final scores", "your move> ", "record saved"):

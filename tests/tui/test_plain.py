@@ -13,6 +13,7 @@ import pytest
 
 from noreturn.table import LocalTable, make_seats
 from noreturn.table.resume import resume_table
+from noreturn.text.lang import speaking
 from noreturn.tui.plain import HELP, PlainGame, QuitError, run_plain
 
 
@@ -55,6 +56,29 @@ def test_q_quits_as_in_the_full_screen_game_at_the_mulligan_too(tmp_path: Path,
     text, record = play_fed(f"{stop}\n", tmp_path)
     assert "game stopped." in text and "is not a tile" not in text
     assert [e["type"] for e in record["events"] if e["player"] == 0] == ["deal"]
+
+
+def test_a_word_at_the_mulligan_that_is_no_tile_says_what_the_prompt_takes(
+    tmp_path: Path,
+) -> None:
+    text, record = play_fed("foo\nq\n", tmp_path)
+    assert "'foo' is not a tile: type tiles to set aside (R3 B5), Enter to keep, or help" in text
+    assert [e["type"] for e in record["events"] if e["player"] == 0] == ["deal"]
+
+
+def test_german_players_may_ask_in_german_at_the_mulligan_too(tmp_path: Path) -> None:
+    """ "hilfe" at the mulligan was read as a tile to set aside ("'hilfe' ist kein Stein");
+    the question words have German names, the moves keep the shared English notation."""
+    with speaking("de"):
+        text, record = play_fed("hilfe\nregeln\nbehalten\ntipp\nsteine\nende\n", tmp_path)
+    assert "ist kein Stein" not in text
+    assert "Gib einen Zug ein" in text  # the help
+    assert "No Return in Kürze" in text  # the rules
+    assert "Tipp:" in text  # the hint, after "behalten" kept the hand
+    assert "Spiel angehalten." in text
+    mine = [e for e in record["events"] if e["player"] == 0]
+    assert [e["type"] for e in mine] == ["deal", "mulligan"]
+    assert mine[1]["tiles"] == []
 
 
 def test_a_move_number_of_any_length_or_script_is_refused_without_a_crash(

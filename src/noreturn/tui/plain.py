@@ -28,7 +28,7 @@ from noreturn.engine import (
 from noreturn.files import OutputError
 from noreturn.records import dumps
 from noreturn.table import LocalTable, default_save_dir, make_seats
-from noreturn.text.lang import N_, _
+from noreturn.text.lang import N_, _, pgettext
 from noreturn.text.narrate import render_table
 from noreturn.text.refusals import error_text
 
@@ -56,6 +56,19 @@ then each turn EXCHANGE or SCORE the lowest tiles of a row, paying with hand til
 colour worth at least their sum. Refill to 8 after each turn. When the bag runs empty the
 round is finished. Score = your score pile minus the tiles still in your rows.""")
 """The rules in one paragraph; shown through ``_()``."""
+
+
+def command_word(word: str) -> str:
+    """The English question word a typed word names: the word itself, or its name in the
+    player's language (a German player may type ``hilfe`` for ``help``). The moves keep
+    their English names, the notation every front end and record shares."""
+    names = {
+        pgettext("typed word", "help"): "help", pgettext("typed word", "rules"): "rules",
+        pgettext("typed word", "hint"): "hint", pgettext("typed word", "switch"): "switch",
+        pgettext("typed word", "undo"): "undo", pgettext("typed word", "tiles"): "tiles",
+        pgettext("typed word", "quit"): "quit", pgettext("typed word", "keep"): "keep",
+    }
+    return names.get(word, word)
 
 __all__ = ["HELP", "RULES_BRIEF", "PlainGame", "QuitError", "clear_terminal", "default_save_dir",
            "line_reader", "play_plain", "run_plain", "save_report", "tracker_lines",
@@ -145,7 +158,7 @@ class PlainGame:
 
     def _interpret(self, line: str) -> Action | None:
         """The action a line asks for, or ``None`` after answering a question."""
-        word = line.split(maxsplit=1)[0].lower() if line.split() else ""
+        word = command_word(line.split(maxsplit=1)[0].lower()) if line.split() else ""
         answer = self._question(word, line)
         if answer is not None:
             self.write(answer)
@@ -155,7 +168,7 @@ class PlainGame:
         if is_number(line):  # a number from the list: a declaration asks first all the same
             action = self._numbered(line)
         elif self.table.state.stage == MULLIGAN and word != "mulligan":
-            return Mulligan(tuple(parse_tile(w) for w in line.split()))
+            return Mulligan(tuple(map(mulligan_tile, line.split())))
         else:
             action = parse_action(line)
         if isinstance(action, Declare) and not self._confirm():
@@ -216,6 +229,16 @@ class PlainGame:
             raise NoReturnError(_("there is no move {number}: type ? to list them").format(
                 number=shown))
         return actions[number]
+
+
+def mulligan_tile(word: str) -> int:
+    """A tile typed at the mulligan; a word that is none says what the prompt takes."""
+    try:
+        return parse_tile(word)
+    except NoReturnError:
+        raise NoReturnError(_(
+            "'{word}' is not a tile: type tiles to set aside (R3 B5), Enter to keep, or "
+            "help").format(word=word[:20])) from None
 
 
 def tracker_lines(table: LocalTable, seat: int) -> list[str]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import errno
+import gzip
 import json
 import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -117,15 +119,55 @@ def test_a_file_larger_than_any_record_is_refused_unread(tmp_path: Path) -> None
                      "record is; name a record file" for path in (huge, "/dev/zero")]
 
 
-def test_a_named_pipe_is_refused_unread(tmp_path: Path) -> None:
-    """Opening a pipe for reading waits for a writer, which may never come."""
+def test_a_named_pipe_nobody_writes_into_is_refused_at_once(tmp_path: Path) -> None:
+    """Opening a pipe for reading waits for a writer, which may never come: it is opened
+    without waiting, and with no writer it reads as empty at once."""
     pipe = tmp_path / "pipe.json"
     os.mkfifo(pipe)
     for command in ("validate", "replay"):
         code, lines = run(command, str(pipe))
         assert code == 1
-        assert lines == [f"ERROR {pipe}: cannot read {pipe}: it is a pipe, not a file; name a "
-                         "record file"]
+        assert lines == [f"ERROR {pipe}: cannot read {pipe}: it is a pipe and nothing was "
+                         "written into it; start its writer first, or name a record file"]
+
+
+def test_a_pipe_with_a_writer_is_read_as_it_comes() -> None:
+    """``noreturn replay <(zcat game.json.gz)`` was refused as a pipe."""
+    text = S03.read_bytes()
+    reading, writing = os.pipe()
+
+    def write() -> None:
+        with os.fdopen(writing, "wb") as pipe:
+            for at in range(0, len(text), 100):  # in pieces, as a slow writer would
+                pipe.write(text[at:at + 100])
+                pipe.flush()
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        code, lines = run("validate", f"/dev/fd/{reading}")
+    finally:
+        writer.join()
+        os.close(reading)
+    assert code == 0 and lines == [f"OK /dev/fd/{reading} scores=[8, -3]"]
+
+
+def test_a_gzip_record_is_unpacked_and_a_broken_or_huge_one_refused(tmp_path: Path) -> None:
+    packed = tmp_path / "game.json.gz"
+    packed.write_bytes(gzip.compress(S03.read_bytes()))
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(packed.read_bytes()[:40])
+    bomb = tmp_path / "bomb.json.gz"  # 40 KB that unpack to 40 MB
+    bomb.write_bytes(gzip.compress(b" " * (40 * 2**20)))
+    code, lines = run("validate", str(packed), str(cut), str(bomb))
+    assert code == 1
+    assert lines == [
+        f"OK {packed} scores=[8, -3]",
+        f"ERROR {cut}: cannot read {cut}: it starts as a gzip file but does not unpack; "
+        "is it whole?",
+        f"ERROR {bomb}: cannot read {bomb}: it is larger than 16 MB, and no game record is; "
+        "name a record file",
+    ]
 
 
 @pytest.mark.parametrize(("change", "said"), [

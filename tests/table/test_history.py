@@ -3,13 +3,16 @@ other things."""
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from noreturn.cli import app
 from noreturn.table import LocalTable, make_seats
-from noreturn.table.history import load_history
+from noreturn.table.history import History, load_history
+from noreturn.table.resume import newest_record
 
 
 def _games(folder: Path) -> list[LocalTable]:
@@ -105,3 +108,25 @@ def test_an_unknown_name_of_any_length_is_said_shortened(tmp_path: Path) -> None
     assert result.exit_code == 1
     said = " ".join(result.output.split())
     assert "no finished games of ZZZZ" in said and len(said) < 400, said[:500]
+
+
+def test_a_pipe_among_the_saved_games_is_skipped_unopened(tmp_path: Path) -> None:
+    """A pipe named like a record, held open for writing by someone who never writes,
+    would keep the scan of the folder waiting for ever."""
+    _games(tmp_path)
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    writer = os.open(pipe, os.O_RDWR)  # a writer that never writes
+    found: list[object] = []
+    try:
+        scan = threading.Thread(
+            target=lambda: found.extend([load_history(tmp_path), newest_record(tmp_path)]),
+            daemon=True)
+        scan.start()
+        scan.join(timeout=60)
+        assert not scan.is_alive(), "the scan waited on the pipe"
+    finally:
+        os.close(writer)
+    history = found[0]
+    assert isinstance(history, History) and len(history.unfinished) == 1
+    assert pipe not in history.skipped and found[1] == history.unfinished[0]

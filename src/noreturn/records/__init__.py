@@ -1,6 +1,12 @@
 """Game records (docs/record-format.md, version 1): write, read, validate, replay."""
 
-from noreturn.records.reader import RecordError, check_header, parse_record, read_record
+from noreturn.records.reader import (
+    RecordError,
+    check_header,
+    parse_record,
+    read_record,
+    saved_files,
+)
 from noreturn.records.validate import (
     EventError,
     Move,
@@ -27,6 +33,5 @@ __all__ = [
     "FORMAT", "VERSION", "EventError", "Move", "Record", "RecordError", "RecordWriter",
     "Step", "Verdict", "action_event", "check_header", "check_record", "default_meta",
     "default_players", "dumps", "event_move", "parse_record", "read_record", "replay_record",
-    "replay_states",
-    "write_record",
+    "replay_states", "saved_files", "write_record",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from noreturn.records.writer import FORMAT, VERSION, Record
 REQUIRED_KEYS = ("format", "version", "rules", "players", "start_player", "events")
 OPTIONAL_KEYS = ("meta", "result")
 PLAYER_KINDS = ("human", "bot")
+GZIP_MAGIC = b"\x1f\x8b"
+"""The first two bytes of a gzip file (RFC 1952): records are often kept packed."""
 MAX_RECORD_BYTES = 16 * 2**20
 """The largest file read as a record. The longest game of the largest rules (18,414 tiles
 leaving one a turn) makes a few megabytes; a larger file is no record, and reading it
@@ -51,6 +54,12 @@ def read_record(source: str | os.PathLike[str]) -> Record:
         raise RecordError("{path} is empty: a record is one JSON object (see "
                           "docs/record-format.md); was the game saved?", {"path": Path(source)})
     return parse_record(text)
+
+
+def saved_files(folder: Path) -> list[Path]:
+    """The ``*.json`` files in ``folder`` that are plain files: a scan of saved games skips a
+    folder or a pipe named so (a pipe's writer could keep the scan waiting)."""
+    return [path for path in folder.glob("*.json") if path.is_file()]
 
 
 def parse_record(text: str) -> Record:
@@ -127,15 +136,22 @@ def check_header(data: Any) -> Rules:
 
 
 def _read_text(path: Path) -> str:
-    """The file's text, read at most ``MAX_RECORD_BYTES`` far (``RecordError`` beyond)."""
+    """The file's text, read at most ``MAX_RECORD_BYTES`` far (``RecordError`` beyond); a
+    pipe (``replay <(zcat game.json.gz)``) is read as it comes, a gzip file unpacked."""
     try:
         # Opened without waiting: a named pipe would block the open (and the reader) until
-        # someone writes into it, which may be never.
+        # someone writes into it, which may be never. Once open, a pipe is read as it comes:
+        # with no writer left it reads as empty at once.
         with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as file:
-            if stat.S_ISFIFO(os.fstat(file.fileno()).st_mode):
-                raise RecordError("cannot read {path}: it is a pipe, not a file; name a "
-                                  "record file", {"path": path})
+            pipe = stat.S_ISFIFO(os.fstat(file.fileno()).st_mode)
+            os.set_blocking(file.fileno(), True)
             data = file.read(MAX_RECORD_BYTES + 1)
+        if pipe and not data:
+            raise RecordError("cannot read {path}: it is a pipe and nothing was written into "
+                              "it; start its writer first, or name a record file",
+                              {"path": path})
+        if data[:2] == GZIP_MAGIC:
+            data = _unpacked(data, path)
         if len(data) > MAX_RECORD_BYTES:
             raise RecordError("cannot read {path}: it is larger than {size} MB, and no "
                               "game record is; name a record file",
@@ -153,6 +169,20 @@ def _read_text(path: Path) -> str:
     except OSError as error:
         raise RecordError("cannot read {path}: {problem}",
                           {"path": path, "problem": error.strerror or str(error)}) from None
+
+
+def _unpacked(data: bytes, path: Path) -> bytes:
+    """A gzip file's content, unpacked no further than one byte past ``MAX_RECORD_BYTES``:
+    a few kilobytes can unpack to gigabytes."""
+    unpacker = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        unpacked = unpacker.decompress(data, MAX_RECORD_BYTES + 1)
+    except zlib.error:
+        unpacked = b""
+    if not unpacker.eof and not unpacker.unconsumed_tail:  # broken, or cut short
+        raise RecordError("cannot read {path}: it starts as a gzip file but does not unpack; "
+                          "is it whole?", {"path": path})
+    return unpacked  # (cut at the limit, if it was beyond: the caller says so)
 
 
 def _looks_like_json(text: str) -> bool:

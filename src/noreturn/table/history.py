@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from noreturn.engine import NoReturnError
-from noreturn.records import check_record, read_record
+from noreturn.records import check_record, read_record, saved_files
 from noreturn.records.names import shown_name
 from noreturn.text.lang import _, ngettext
 
@@ -71,7 +71,7 @@ def load_history(folder: Path) -> History:
     """Every ``*.json`` record in ``folder``, oldest first (by the record's date, then by
     the file's time)."""
     history = History()
-    files = sorted(folder.glob("*.json"), key=lambda p: (p.stat().st_mtime, p.name))
+    files = sorted(saved_files(folder), key=lambda p: (p.stat().st_mtime, p.name))
     for path in files:
         record = _read(path)
         if record is None:

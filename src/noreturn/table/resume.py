@@ -32,6 +32,7 @@ from noreturn.records import (
     check_record,
     read_record,
     replay_states,
+    saved_files,
 )
 from noreturn.records.names import has_control, shown_name
 from noreturn.table.local import LocalTable
@@ -68,7 +69,7 @@ def newest_record(folder: Path) -> Path:
     Raises:
         RecordError: none there; the message says where it looked.
     """
-    for path in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
+    for path in sorted(saved_files(folder), key=lambda p: p.stat().st_mtime, reverse=True):
         try:
             if "result" not in read_record(path):
                 return path

@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from random import Random
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -28,7 +28,12 @@ from srvkit import SMALL, connect, create, play, seated, serving, start
 
 from noreturn.server import create_app
 from noreturn.server.db import ReviewRow, now
-from noreturn.server.reviewer import REVIEW_PLAYOUTS, ChildLostError, Reviewer
+from noreturn.server.reviewer import (
+    BOTS_ONLY_QUEUED,
+    REVIEW_PLAYOUTS,
+    ChildLostError,
+    Reviewer,
+)
 from noreturn.server.reviews import ReviewStore
 
 BOTS = [{"kind": "bot", "level": "random"}, {"kind": "bot", "level": "greedy"}]
@@ -217,10 +222,50 @@ def test_a_game_with_a_person_is_queued_as_it_ends_one_of_bots_when_asked(
         with seated(client, people, SMALL) as (with_ada, _tokens, players):
             play(players, Random(3), moves=10_000)
         assert queued == [with_ada]
-        monkeypatch.setattr(reviewer, "offer", lambda table_id: False)  # the queue is full
+        store = ReviewStore(service.engine)
+        assert not store.find(bots_only).people and store.find(with_ada).people
+        monkeypatch.setattr(reviewer, "offer",
+                            lambda table_id, people=True: False)  # the queue is full
         answer = client.get(f"/api/tables/{bots_only}/review")
         assert answer.status_code == 503 and answer.headers["retry-after"] == "60"
         assert "busy reviewing other games" in answer.json()["detail"]
+
+
+class SkippingStore:
+    """A review store whose every claim finds the review made already: it notes the order
+    in which the reviewer took the tables."""
+
+    def __init__(self) -> None:
+        self.claimed: list[str] = []
+
+    def claim(self, table_id: str) -> None:
+        self.claimed.append(table_id)
+
+
+def test_games_of_bots_alone_get_a_small_share_of_the_queue_and_wait_behind_people() -> None:
+    """One client asking for the reviews of bot tables it made, one GET at a time, filled
+    the queue that the games people played need."""
+    store = SkippingStore()
+    reviewer = Reviewer(cast(ReviewStore, store), PLAYOUTS, queue_size=12)
+    bots = [f"bots{n}" for n in range(BOTS_ONLY_QUEUED + 3)]
+    assert [reviewer.offer(table, people=False) for table in bots] == \
+        [True] * BOTS_ONLY_QUEUED + [False] * 3
+    people = [f"people{n}" for n in range(12 - BOTS_ONLY_QUEUED)]
+    assert all(reviewer.offer(table) for table in people)
+    assert not reviewer.offer("one-too-many")  # the queue itself is full
+    reviewer.start()
+    try:
+        deadline = time.monotonic() + 20
+        while any(map(reviewer.busy_with, bots + people)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        reviewer.stop()
+    assert store.claimed == people + bots[:BOTS_ONLY_QUEUED]  # people's games first
+    reviewer.start()  # the share is free again once those were taken
+    try:
+        assert reviewer.offer(bots[-1], people=False)
+    finally:
+        reviewer.stop()
 
 
 def test_one_process_claims_a_review_and_a_dead_claim_is_taken_over(db_url: str) -> None:

@@ -393,7 +393,7 @@ def review_routes(reviews: ReviewStore, reviewer: Reviewer | None) -> APIRouter:
         if found.stale(reviews.claim_seconds):  # nobody is reviewing it (now)
             if reviewer is None:
                 raise ReviewsOffError(table_id)
-            if not reviewer.offer(table_id):
+            if not reviewer.offer(table_id, people=found.people):
                 raise ReviewerBusyError()
         return JSONResponse({"detail": _(PENDING)}, status_code=202,
                             headers={"Retry-After": "3"})

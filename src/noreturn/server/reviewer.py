@@ -40,6 +40,10 @@ terminal's end screen reviews (``tui.review.REVIEW_PLAYOUTS``), against 500 for
 QUEUE_SIZE = 32
 """Finished tables waiting for their review in one process; more are dropped (logged) and
 reviewed when asked for."""
+BOTS_ONLY_QUEUED = 4
+"""Games of bots alone (reviewed only when asked for) waiting at once in one process; the
+rest of the queue stays for the games people played, which go first: one client asking for
+the reviews of bot tables it made must not hold up everyone's."""
 NICE = 10
 """How much lower the child's priority is than the server's (``os.nice``)."""
 TIMEOUT_SECONDS = 600.0
@@ -158,8 +162,12 @@ class Reviewer:
         """What the worker did, in order (``claimed ID``, ``reviewed ID``, ...): for tests
         and tools; the last 100 are kept."""
         self.listeners: list[Callable[[str], None]] = []
-        self._queue: queue.Queue[str | None] = queue.Queue(queue_size)
+        self._queue: queue.PriorityQueue[tuple[int, int, str | None]] = \
+            queue.PriorityQueue(queue_size)
+        """(0 for a game a person played, 1 for bots alone; the order offered; the table)."""
+        self._offered = 0
         self._here: set[str] = set()
+        self._bots_only: set[str] = set()
         self._guard = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -178,28 +186,35 @@ class Reviewer:
         thread, or at shutdown."""
         self._stop.set()
         with contextlib.suppress(queue.Full):  # the worker sees the flag after its table
-            self._queue.put_nowait(None)
+            self._queue.put_nowait((-1, 0, None))
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
         with self._guard:
             self._here.clear()
+            self._bots_only.clear()
 
-    def offer(self, table_id: str) -> bool:
+    def offer(self, table_id: str, people: bool = True) -> bool:
         """Queue ``table_id`` for its review; never blocks. False if the queue is full (the
-        review is then made when someone asks for it) or the reviewer stopped."""
+        review is then made when someone asks for it) or the reviewer stopped; for a game
+        of bots alone (``people`` False), also when ``BOTS_ONLY_QUEUED`` such games wait."""
         with self._guard:
             if table_id in self._here:
                 return True
             if self._stop.is_set():
                 return False
+            if not people and len(self._bots_only) >= BOTS_ONLY_QUEUED:
+                return False
             try:
-                self._queue.put_nowait(table_id)
+                self._offered += 1
+                self._queue.put_nowait((0 if people else 1, self._offered, table_id))
             except queue.Full:
                 log.warning("review queue full (%d tables wait): table %s is reviewed when "
                             "its review is asked for", self._queue.maxsize, table_id)
                 return False
             self._here.add(table_id)
+            if not people:
+                self._bots_only.add(table_id)
         return True
 
     def busy_with(self, table_id: str) -> bool:
@@ -216,7 +231,7 @@ class Reviewer:
     def _work(self) -> None:
         """The worker thread: one table at a time until stopped."""
         while not self._stop.is_set():
-            table_id = self._queue.get()
+            _first, _order, table_id = self._queue.get()
             if table_id is None:
                 break
             try:
@@ -238,6 +253,7 @@ class Reviewer:
             finally:
                 with self._guard:
                     self._here.discard(table_id)
+                    self._bots_only.discard(table_id)
 
     def _review(self, table_id: str, record: dict[str, Any]) -> None:
         """Review the claimed ``table_id`` and store the review (or why it failed)."""

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, Table, insert, select, update
+from sqlalchemy import Engine, Table, exists, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from noreturn.server.db import ReviewRow, TableRow, now
+from noreturn.server.db import ReviewRow, SeatRow, TableRow, now
 from noreturn.server.errors import (
     ConflictError,
     NotFoundError,
@@ -39,6 +39,7 @@ from noreturn.text.lang import N_, _
 
 REVIEWS: Table = ReviewRow.__table__  # type: ignore[assignment]
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
+SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 CLAIM_SECONDS = 120.0
 """A ``pending`` review whose claim was not renewed for this long is taken over by the next
 process asked for it: its reviewer died or restarted (a live one renews its claim every
@@ -87,6 +88,8 @@ class Found:
     claimed_at: datetime | None
     review: dict[str, Any] | None
     error: str | None
+    people: bool = True
+    """Whether a person sat at the table (a game of bots alone waits behind theirs)."""
 
     def stale(self, seconds: float = CLAIM_SECONDS) -> bool:
         """A pending claim older than ``seconds``: its process died (or no row at all)."""
@@ -110,8 +113,10 @@ class ReviewStore:
             NotFoundError: no such table.
         """
         check_table_id(table_id)
+        people = (exists().where(SEATS.c.table_id == TABLES.c.id, SEATS.c.kind == "human")
+                  .label("people"))
         query = (select(TABLES.c.status, REVIEWS.c.state, REVIEWS.c.claimed_at,
-                        REVIEWS.c.review, REVIEWS.c.error)
+                        REVIEWS.c.review, REVIEWS.c.error, people)
                  .select_from(TABLES.outerjoin(REVIEWS, REVIEWS.c.table_id == TABLES.c.id))
                  .where(TABLES.c.id == table_id))
         with self.engine.connect() as conn:
@@ -119,7 +124,8 @@ class ReviewStore:
         if row is None:
             no_table(table_id)
         return Found(str(row.status), row.state, row.claimed_at,
-                     None if row.review is None else dict(row.review), row.error)
+                     None if row.review is None else dict(row.review), row.error,
+                     bool(row.people))
 
     def claim(self, table_id: str) -> dict[str, Any] | None:
         """The finished game's record if this process may review it now (its claim is

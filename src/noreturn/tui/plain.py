@@ -70,6 +70,7 @@ def command_word(word: str) -> str:
     }
     return names.get(word, word)
 
+
 __all__ = ["HELP", "RULES_BRIEF", "PlainGame", "QuitError", "clear_terminal", "default_save_dir",
            "line_reader", "play_plain", "run_plain", "save_report", "tracker_lines",
            "wants_again"]

@@ -157,14 +157,20 @@ def test_a_gzip_record_is_unpacked_and_a_broken_or_huge_one_refused(tmp_path: Pa
     packed.write_bytes(gzip.compress(S03.read_bytes()))
     cut = tmp_path / "cut.json.gz"
     cut.write_bytes(packed.read_bytes()[:40])
+    damaged = bytearray(packed.read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF  # said "is empty" when the unpacking failed midway
+    flipped = tmp_path / "flipped.json.gz"
+    flipped.write_bytes(damaged)
     bomb = tmp_path / "bomb.json.gz"  # 40 KB that unpack to 40 MB
     bomb.write_bytes(gzip.compress(b" " * (40 * 2**20)))
-    code, lines = run("validate", str(packed), str(cut), str(bomb))
+    code, lines = run("validate", str(packed), str(cut), str(flipped), str(bomb))
     assert code == 1
     assert lines == [
         f"OK {packed} scores=[8, -3]",
         f"ERROR {cut}: cannot read {cut}: it starts as a gzip file but does not unpack; "
         "is it whole?",
+        f"ERROR {flipped}: cannot read {flipped}: it starts as a gzip file but does not "
+        "unpack; is it whole?",
         f"ERROR {bomb}: cannot read {bomb}: it is larger than 16 MB, and no game record is; "
         "name a record file",
     ]

@@ -281,8 +281,33 @@ def test_the_plot_is_drawn_and_the_json_stays_one_object(tmp_path: Path) -> None
 
 def test_a_plot_that_cannot_be_written_says_so_after_the_tables(tmp_path: Path) -> None:
     path = hand_made(tmp_path / "r.json", TWO_DEALS)
-    result = runner.invoke(app, ["compare", str(path), "--plot",
-                                 str(tmp_path / "missing" / "x.png")])
+    result = runner.invoke(app, ["compare", str(path), "--plot", "/proc/noreturn-plot.png"])
     assert result.exit_code == 1
     assert "1 run pooled" in result.output
     assert "the plot could not be written" in result.output
+
+
+@pytest.mark.parametrize(("plot", "said"), [
+    ("missing/x.png", "the folder {tmp}/missing does not exist: create it, or name a file in "
+                      "a folder that exists"),
+    ("x.svg", "the plot is a PNG image: name a file ending in .png, such as x.png"),
+    ("x", "the plot is a PNG image: name a file ending in .png, such as x.png"),
+    ("", "{tmp} is a folder: name a .png file, such as {tmp}/plot.png"),
+])
+def test_a_plot_file_that_would_not_be_the_png_named_is_refused_first(
+        tmp_path: Path, plot: str, said: str) -> None:
+    """matplotlib wrote PNG bytes into x.svg, and x.png for x: not the file named."""
+    path = hand_made(tmp_path / "r.json", TWO_DEALS)
+    result = runner.invoke(app, ["compare", str(path), "--plot", str(tmp_path / plot)],
+                           env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "run pooled" not in result.output
+    assert said.format(tmp=tmp_path) in " ".join(result.output.split())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_a_run_named_twice_is_refused_not_pooled_twice(tmp_path: Path) -> None:
+    path = hand_made(tmp_path / "results.json", TWO_DEALS)
+    result = runner.invoke(app, ["compare", str(tmp_path), str(path)], env={"COLUMNS": "300"})
+    assert result.exit_code == 2
+    assert f"{path} names the run of {tmp_path} again: name each run once" in result.output
+    assert "run pooled" not in result.output

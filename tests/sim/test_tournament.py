@@ -203,6 +203,30 @@ def test_cli_runs_with_two_worker_processes(tmp_path: Path) -> None:
     assert without_timings(data) == without_timings(in_process)
 
 
+@pytest.mark.parametrize(("command", "left"), [
+    (["tournament", "--bots", "random,greedy", "--games", "2", "--rules", SMALL, "--records"],
+     "records/000000.json, records/000001.json ..."),
+    (["simulate", "--games", "2", "--rules", SMALL], "game-1-00000.json, game-1-00001.json"),
+    (["study", "switch", "--games", "1", "--rules", SMALL, "--bag", "10", "--turns", "none",
+      "--points", "none", "--workers", "1"], "study.json, study.png"),
+])
+def test_an_out_folder_that_holds_an_earlier_run_is_refused_before_the_work(
+        tmp_path: Path, command: list[str], left: str) -> None:
+    """A second tournament into the same --out replaced its results and mixed its records
+    with the first one's; simulate wrote over another run's records."""
+    out = tmp_path / "out"
+    first = runner.invoke(app, [*command, "--seed", "1", "--out", str(out)])
+    assert first.exit_code == 0, first.output
+    before = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    again = runner.invoke(app, [*command, "--seed", "2", "--out", str(out)],
+                          env={"COLUMNS": "300"})
+    assert again.exit_code == 2
+    said = " ".join(again.output.split())
+    assert f"{out} holds an earlier run's {left}: give a new folder, or move those files " \
+           "away first" in said
+    assert {path: path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
+
+
 def test_the_workers_reported_are_the_processes_that_ran(tmp_path: Path) -> None:
     """``--workers 3`` with two games starts two processes, and said "3 workers"."""
     out = tmp_path / "out"

@@ -59,6 +59,22 @@ def test_the_history_command_prints_the_table_and_writes_the_plot(tmp_path: Path
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_plot_named_badly_is_refused_and_one_not_written_fails(tmp_path: Path) -> None:
+    """``--plot notes.txt`` ended in matplotlib's traceback, ``--plot x`` wrote x.png while
+    saying x, and a plot that could not be written exited 0."""
+    _games(tmp_path)
+    for plot, said in (("notes.txt", "name a file ending in .png, such as notes.png"),
+                       ("x", "name a file ending in .png, such as x.png")):
+        result = CliRunner().invoke(app, ["history", "--dir", str(tmp_path), "--plot",
+                                          str(tmp_path / plot)], env={"COLUMNS": "300"})
+        assert result.exit_code == 2 and said in result.output
+        assert "games by opponents" not in result.output
+    assert not list(tmp_path.glob("*.png")) and not list(tmp_path.glob("*.txt"))
+    result = CliRunner().invoke(app, ["history", "--dir", str(tmp_path), "--plot",
+                                      "/proc/noreturn-history.png"])
+    assert result.exit_code == 1 and "the plot could not be written" in result.output
+
+
 def test_no_finished_games_says_how_to_get_one(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["history", "--dir", str(tmp_path)])
     assert result.exit_code == 1

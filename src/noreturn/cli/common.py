@@ -4,6 +4,7 @@ written, the typer ``app`` with its panels, and the checks of shared options."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -79,6 +80,46 @@ def checked_dir(folder: Path | None) -> Path | None:
         return check_output_dir(folder)
     except NoReturnError as exc:
         raise typer.BadParameter(str(exc)) from exc
+
+
+def unused_dir(*patterns: str) -> Callable[[Path | None], Path | None]:
+    """An ``--out`` callback: the folder checked as ``checked_dir`` does, and refused while it
+    holds files of ``patterns`` (globs) from an earlier run, which this one would replace or
+    mix with its own: no finished work is lost to a folder given twice."""
+
+    def check(folder: Path | None) -> Path | None:
+        if folder is not None and folder.is_dir():
+            found = sorted(str(path.relative_to(folder)) for pattern in patterns
+                           for path in folder.glob(pattern))
+            if found:
+                raise typer.BadParameter(
+                    _("{folder} holds an earlier run's {files}: give a new folder, or move "
+                      "those files away first").format(folder=folder,
+                                                       files=", ".join(found[:2])
+                                                       + (" ..." if len(found) > 2 else "")))
+        return checked_dir(folder)
+
+    return check
+
+
+def checked_png(path: Path | None) -> Path | None:
+    """A ``--plot`` file: a PNG (its name ends in .png) in a folder that exists. matplotlib
+    chose the format by the name (a .svg got PNG bytes, a .txt a traceback) and added .png
+    to a name without one, so the file written was not the one named."""
+    if path is None:
+        return None
+    if path.is_dir():
+        raise typer.BadParameter(_("{path} is a folder: name a .png file, such as "
+                                   "{example}").format(path=path, example=path / "plot.png"))
+    if path.suffix.lower() != ".png":
+        raise typer.BadParameter(_("the plot is a PNG image: name a file ending in .png, "
+                                   "such as {example}").format(
+                                       example=path.with_suffix(".png").name))
+    if not path.parent.is_dir():
+        raise typer.BadParameter(_("the folder {folder} does not exist: create it, or name "
+                                   "a file in a folder that exists").format(
+                                       folder=path.parent))
+    return path
 
 
 def size_rules(players: int, text: str) -> Rules:

@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from noreturn.cli.common import FLAG, PLAY, LangOption, app, checked_dir, size_rules
+from noreturn.cli.common import (
+    FLAG,
+    PLAY,
+    LangOption,
+    app,
+    checked_dir,
+    checked_png,
+    size_rules,
+)
 from noreturn.engine import NoReturnError
 from noreturn.text.lang import _
 from noreturn.text.refusals import error_text
@@ -109,7 +117,8 @@ def history(
         "folder of your game records (default: where `noreturn play` saves)"))] = None,
     name: Annotated[str | None, typer.Option(help=_("only this person's games"))] = None,
     plot: Annotated[Path | None, typer.Option(help=_(
-        "PNG of your margin game by game (default: history-NAME.png in the folder)"))] = None,
+        "PNG of your margin game by game (default: history-NAME.png in the folder)"),
+        callback=checked_png)] = None,
     lang: LangOption = None,
 ) -> None:
     """Your local games (the help above is the translated one)."""

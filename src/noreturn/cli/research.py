@@ -10,7 +10,14 @@ from typing import Annotated
 
 import typer
 
-from noreturn.cli.common import FLAG, RESEARCH, app, checked_dir, size_rules
+from noreturn.cli.common import (
+    FLAG,
+    RESEARCH,
+    app,
+    checked_png,
+    size_rules,
+    unused_dir,
+)
 from noreturn.engine import NoReturnError
 
 
@@ -29,7 +36,8 @@ def simulate(
     rules: Annotated[str, typer.Option(help="size parameters, e.g. colors=3,max_value=5")] = "",
     policy: Annotated[Policy, typer.Option(help="random policy of every seat")] = Policy.rollout,
     out: Annotated[Path | None, typer.Option(
-        help="folder to write one record per game into", callback=checked_dir)] = None,
+        help="folder to write one record per game into",
+        callback=unused_dir("game-*.json"))] = None,
 ) -> None:
     """Random legal play: progress bar, mean score and win rate per seat, records."""
     from noreturn.sim.commands import simulate_command  # noqa: PLC0415 - keeps startup fast
@@ -87,7 +95,8 @@ def tournament(
     backend: BackendChoice = Backend.local,
     address: RayAddress = None,
     out: Annotated[Path | None, typer.Option(
-        help="folder to write results.json and tournament.png into", callback=checked_dir)
+        help="folder to write results.json and tournament.png into",
+        callback=unused_dir("results.json", "tournament.png", "records/*.json"))
     ] = None,
     records: Annotated[bool, typer.Option(
         metavar=FLAG, help="also write every game's record to OUT/records/")] = False,
@@ -127,7 +136,8 @@ def compare(
     against: Annotated[str | None, typer.Option(help="the bot it is paired against, game by "
         "game: at one table, or in runs on the same deals (--seed, --players, --rules)")] = None,
     as_json: Annotated[bool, typer.Option("--json", metavar=FLAG, help="one JSON object")] = False,
-    plot: Annotated[Path | None, typer.Option(help="PNG of the win rates and differences")] = None,
+    plot: Annotated[Path | None, typer.Option(
+        help="PNG of the win rates and differences", callback=checked_png)] = None,
     same: Annotated[list[str] | None, typer.Option(
         help="NAME=BOT: count NAME as BOT in every run (H1=hard); again for more")] = None,
 ) -> None:
@@ -171,7 +181,8 @@ def switch(
     backend: BackendChoice = Backend.local,
     address: RayAddress = None,
     out: Annotated[Path | None, typer.Option(
-        help="folder to write study.json and study.png into", callback=checked_dir)] = None,
+        help="folder to write study.json and study.png into",
+        callback=unused_dir("study.json", "study.png"))] = None,
 ) -> None:
     """When to declare: one seat forced to declare at a trigger against the free bot.
 

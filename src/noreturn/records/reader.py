@@ -177,9 +177,12 @@ def _unpacked(data: bytes, path: Path) -> bytes:
     unpacker = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
     try:
         unpacked = unpacker.decompress(data, MAX_RECORD_BYTES + 1)
-    except zlib.error:
+    except zlib.error:  # damaged on the way
         unpacked = b""
-    if not unpacker.eof and not unpacker.unconsumed_tail:  # broken, or cut short
+        broken = True
+    else:  # or cut short: the stream ends before its end, with nothing held back
+        broken = not unpacker.eof and not unpacker.unconsumed_tail
+    if broken:
         raise RecordError("cannot read {path}: it starts as a gzip file but does not unpack; "
                           "is it whole?", {"path": path})
     return unpacked  # (cut at the limit, if it was beyond: the caller says so)

@@ -47,6 +47,7 @@ def compare_command(paths: Sequence[Path], bot: str | None = None,
             raise CompareError(f"--bot and --against name the same bot, {shortened(bot)!r}: "
                                "pair two different bots")
         aliases = parse_same(same or ())
+        once(paths)
         loaded = [load_run(path) for path in paths]
         unknown_aliases(loaded, aliases)
         runs = [renamed(run, aliases) for run in loaded]
@@ -64,6 +65,18 @@ def compare_command(paths: Sequence[Path], bot: str | None = None,
             console.print(paired_table(pair, bot or "", against or ""))
     shown = errors if as_json else console  # the JSON on stdout stays one object
     return _plot(runs, tallies, pair, (bot or "", against or ""), plot, shown, errors)
+
+
+def once(paths: Sequence[Path]) -> None:
+    """Refuse a run named twice (its folder and its results.json count as one): pooled
+    twice, its games would count double and its intervals look twice as sure."""
+    seen: dict[Path, Path] = {}
+    for path in paths:
+        file = (path / "results.json" if path.is_dir() else path).resolve()
+        if file in seen:
+            raise CompareError(f"{path} names the run of {seen[file]} again: name each run "
+                               "once")
+        seen[file] = path
 
 
 def _plot(runs: Sequence[Run], tallies: Sequence[Pooled], pair: Paired | None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from srvkit import SMALL
 
 from conftest import PG_URL
+from noreturn.server import db
 from noreturn.server.db import (
     Base,
     MoveRow,
@@ -28,6 +30,7 @@ from noreturn.server.db import (
     migrate,
     normalize_url,
 )
+from noreturn.server.dbfaults import is_storage_fault
 from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 from noreturn.server.service import (
     ConflictError,
@@ -240,6 +243,47 @@ def test_a_move_written_on_a_dead_connection_stores_nothing_and_the_game_goes_on
     assert failures < len(killed)
     assert version == first + 1  # nothing of a failed call was stored
     assert move() == first + 2
+    engine.dispose()
+
+
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_a_process_frozen_in_a_transaction_holds_a_table_for_seconds_not_hours(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server process stopped (SIGSTOP, or its machine gone) while its session held a
+    table's row in an open transaction made every other process's moves at that table
+    wait until TCP gave up: now a move waits ``LOCK_WAIT_SECONDS`` at most (then a storage
+    fault, answered 503, nothing changed), and the frozen session is ended after
+    ``IDLE_IN_TRANSACTION_SECONDS``, its lock freed."""
+    import psycopg  # noqa: PLC0415 - PostgreSQL only
+
+    monkeypatch.setattr(db, "LOCK_WAIT_SECONDS", 1)
+    monkeypatch.setattr(db, "IDLE_IN_TRANSACTION_SECONDS", 3)
+    frozen, engine = make_engine(db_url), make_engine(db_url)
+    migrate(engine)
+    service = TableService(engine)
+    created = service.create(CreateTable(seats=[SeatIn(kind="human"), SeatIn(kind="human")],
+                                         rules=RulesIn(**SMALL)))
+    table_id = created["table"]["id"]
+    tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
+    service.join(table_id, tokens[1], None)
+    service.start(table_id, tokens[0])
+    seat = service.state_message(table_id, None)["view"]["to_move"]
+    mine = service.state_message(table_id, seat, hash_token(tokens[seat]))
+    holder = frozen.connect()
+    holder.exec_driver_sql("select id from game_tables where id = %(id)s for update",
+                           {"id": table_id})  # and then nothing: the process froze
+    began = time.monotonic()
+    with pytest.raises(psycopg.errors.LockNotAvailable) as raised:  # the driver's write
+        service.act(table_id, seat, mine["legal"][0], mine["version"])
+    assert time.monotonic() - began < 5 and is_storage_fault(raised.value)  # a 503
+    assert service.state_message(table_id, None)["version"] == mine["version"]
+    time.sleep(3.5)  # the frozen session is ended, its lock freed
+    assert service.act(table_id, seat, mine["legal"][0], mine["version"]).version == \
+        mine["version"] + 1
+    with pytest.raises(sqlalchemy.exc.DBAPIError, match="idle-in-transaction timeout"):
+        holder.exec_driver_sql("select 1")  # what the process meets when it thaws
+    holder.invalidate()
+    frozen.dispose()
     engine.dispose()
 
 

@@ -256,9 +256,30 @@ CONNECT_SECONDS = 10
 unroutable host would hold the server's start, or a request, for minutes)."""
 
 
-def _connect_timeout(parsed: URL) -> dict[str, Any]:
-    """psycopg's ``connect_timeout`` unless the URL gives its own."""
-    return {} if "connect_timeout" in parsed.query else {"connect_timeout": CONNECT_SECONDS}
+LOCK_WAIT_SECONDS = 10
+"""A statement that waits this long for a row another session holds gives up (PostgreSQL's
+``lock_timeout``): the request is answered 503, nothing changed, instead of hanging."""
+IDLE_IN_TRANSACTION_SECONDS = 30
+"""A session idle this long inside a transaction is ended by PostgreSQL and its locks freed
+(``idle_in_transaction_session_timeout``): a server process frozen (SIGSTOP) or whose
+machine vanished mid-transaction held a table's row until TCP gave up, some two hours, and
+every other process's moves at that table waited on it."""
+
+
+def _connect_args(parsed: URL) -> dict[str, Any]:
+    """psycopg's ``connect_timeout`` unless the URL gives its own, and the session limits
+    above, added to the URL's own ``options`` (a ``search_path``, say) unless it sets them."""
+    args: dict[str, Any] = {}
+    if "connect_timeout" not in parsed.query:
+        args["connect_timeout"] = CONNECT_SECONDS
+    given = parsed.query.get("options", "")
+    options = [given] if isinstance(given, str) else list(given)
+    for name, seconds in (("lock_timeout", LOCK_WAIT_SECONDS),
+                          ("idle_in_transaction_session_timeout", IDLE_IN_TRANSACTION_SECONDS)):
+        if name not in " ".join(options):
+            options.append(f"-c {name}={seconds * 1000}")
+    args["options"] = " ".join(option for option in options if option)
+    return args
 
 
 def url_backend(url: str) -> str | None:
@@ -286,7 +307,9 @@ def make_engine(url: str) -> Engine:
 
     SQLite connections are shared by the server's worker threads (each used by one thread
     at a time), wait up to 30 s for a lock, and enforce foreign keys. A PostgreSQL
-    connection gives up after ``CONNECT_SECONDS`` unless the URL sets ``connect_timeout``.
+    connection gives up after ``CONNECT_SECONDS`` unless the URL sets ``connect_timeout``, a
+    lock waited for after ``LOCK_WAIT_SECONDS``, and a session idle in a transaction is ended
+    after ``IDLE_IN_TRANSACTION_SECONDS``.
 
     Statement parameters are kept out of SQLAlchemy's log and out of its exceptions' text
     (``hide_parameters``): they hold table seeds, token hashes and hidden moves, and an
@@ -302,7 +325,7 @@ def make_engine(url: str) -> Engine:
             # dead fails one call and SQLAlchemy then drops the whole pool's connections.
             return create_engine(text, pool_size=DB_POOL_SIZE, max_overflow=4,
                                  pool_timeout=30, pool_recycle=1800, hide_parameters=True,
-                                 connect_args=_connect_timeout(parsed))
+                                 connect_args=_connect_args(parsed))
         except ModuleNotFoundError as exc:
             raise ValueError(f"PostgreSQL needs the psycopg driver ({exc.name} is missing): "
                              "pip install 'noreturn[postgres]'") from exc

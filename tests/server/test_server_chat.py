@@ -4,17 +4,20 @@ nothing (issue 18, "Online together")."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
-from srvkit import Player, connect, create, pending, start
+from srvkit import SMALL, Player, connect, create, pending, start
 
 from noreturn.server import create_app
-from noreturn.server.chat import CHAT_LENGTH, ChatLimiter, ChatPaces, clean_chat
-from noreturn.server.db import ChatRow
+from noreturn.server.chat import CHAT_LENGTH, TABLES, ChatLimiter, ChatPaces, clean_chat
+from noreturn.server.db import ChatRow, make_engine, migrate
 from noreturn.server.errors import BadRequestError, ConflictError
+from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
+from noreturn.server.service import TableService, hash_token
 
 PEOPLE = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}]
 HOSTILE = '<img src=x onerror="alert(1)"> & <b>bold</b>'
@@ -138,3 +141,57 @@ def test_a_seat_talks_no_faster_over_many_sockets() -> None:
     paces.admit("t3", "x", 0)
     paces.admit("t4", "y", 0)  # the oldest pace is forgotten: memory stays bounded
     assert len(paces._paces) == 3
+
+
+def _two_processes(db_url: str) -> tuple[TableService, TableService, str, dict[int, str]]:
+    """Two services on one database (two server processes) and a started table of two
+    people: its id and the seats' token hashes."""
+    first, second = (TableService(make_engine(db_url)) for _ in range(2))
+    migrate(first.engine)
+    created = first.create(CreateTable(seats=[SeatIn(kind="human"), SeatIn(kind="human")],
+                                       rules=RulesIn(**SMALL)))
+    table_id = created["table"]["id"]
+    tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
+    first.join(table_id, tokens[1], None)
+    first.start(table_id, tokens[0])
+    return first, second, table_id, {seat: hash_token(t) for seat, t in tokens.items()}
+
+
+def test_the_pace_holds_across_processes(db_url: str) -> None:
+    """The same seat on three processes stored 15 messages in a second, five a process:
+    the messages stored in the last seconds count, whichever process took them."""
+    first, second, table_id, hashes = _two_processes(db_url)
+    for n in range(5):
+        (first if n % 2 else second).post_chat(table_id, 0, hashes[0], f"hello {n}")
+    with pytest.raises(ConflictError, match="too many chat messages: at most 5 in 10 s"):
+        second.post_chat(table_id, 0, hashes[0], "one too many")
+    second.post_chat(table_id, 1, hashes[1], "the other seat has its own pace")
+    assert [m["text"] for m in first.chat_since(table_id)][-1] == \
+        "the other seat has its own pace"
+    assert len(first.chat_since(table_id)) == 6
+    for service in (first, second):
+        service.engine.dispose()
+
+
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_a_message_is_stored_under_its_tables_lock(db_url: str) -> None:
+    """Posted at once from several processes, a table's chat passed its size bound (2,005
+    of 2,000), and a reader skipped a lower id committed after a higher one: messages are
+    stored one at a time a table, so its ids are given in the order they commit."""
+    first, second, table_id, hashes = _two_processes(db_url)
+    with second.engine.connect() as holder, holder.begin():
+        # the lock a move's update of the table takes: the key share an insert of a chat
+        # row takes for its foreign key does not wait for it, the table's lock does
+        holder.execute(select(TABLES.c.id).where(TABLES.c.id == table_id)
+                       .with_for_update(key_share=True))
+        poster = threading.Thread(target=first.post_chat,
+                                  args=(table_id, 0, hashes[0], "after the lock"))
+        poster.start()
+        poster.join(0.5)
+        assert poster.is_alive()  # waits for the lock
+        assert first.chat_since(table_id) == []
+    poster.join(10)
+    assert not poster.is_alive()
+    assert [m["text"] for m in first.chat_since(table_id)] == ["after the lock"]
+    for service in (first, second):
+        service.engine.dispose()

@@ -10,7 +10,13 @@ The text is only ever text: stored as sent (trimmed, runs of whitespace made one
 and shown by the pages as text (``textContent``), never as HTML. What is refused is refused
 before the database is touched: over ``CHAT_LENGTH`` characters, control characters,
 direction overrides (which would make a message read as another's). A connection's pace
-is bounded per seat by ``ChatPaces`` (channel.py), a table's size by ``CHAT_PER_TABLE``.
+is bounded per seat by ``ChatPaces`` (channel.py) in each process and by the messages
+stored in the last ``CHAT_RATE`` seconds across processes, a table's size by
+``CHAT_PER_TABLE``. A message is stored under its table's row lock: processes posting at
+once could pass both bounds together, and, since an id is given at insert but seen at
+commit, a reader that asks for the ids above the last it sent (``chat_since``) skipped a
+lower one committed later. Under the lock a table's ids are given in the order they
+commit.
 """
 
 from __future__ import annotations
@@ -18,14 +24,14 @@ from __future__ import annotations
 import time
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Callable
-from datetime import datetime
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Table, func, insert, select
 
 from noreturn.server.auth import check_still_held
-from noreturn.server.db import ChatRow, now
+from noreturn.server.db import ChatRow, TableRow, now
 from noreturn.server.errors import (
     OVER,
     BadRequestError,
@@ -39,6 +45,7 @@ from noreturn.server.store import TableStore
 from noreturn.text.lang import _
 
 CHAT: Table = ChatRow.__table__  # type: ignore[assignment]
+TABLES: Table = TableRow.__table__  # type: ignore[assignment]
 CHAT_LENGTH = 300
 """The most characters one chat message may have."""
 CHAT_HISTORY = 100
@@ -99,11 +106,7 @@ class ChatLimiter:
         """
         moment = self.clock()
         if not self.bucket.take(moment):
-            wait = self.bucket.wait(moment)
-            raise ConflictError(_("too many chat messages: at most {n} in {seconds} s; wait "
-                                  "{wait} s, then send it again").format(
-                n=CHAT_RATE[0], seconds=f"{CHAT_RATE[1]:g}", wait=f"{wait:.0f}"),
-                "rate_limited")
+            raise too_fast(self.bucket.wait(moment))
 
 
 class ChatPaces:
@@ -125,6 +128,23 @@ class ChatPaces:
         pace.admit()
 
 
+def _check_pace(recent: Iterable[datetime], moment: datetime) -> None:
+    """Refuse a seat's message when ``CHAT_RATE`` of its messages are stored within its
+    seconds before ``moment`` (``recent``: their times), whichever process took them."""
+    times = sorted(utc(at) for at in recent)
+    if len(times) >= CHAT_RATE[0]:
+        wait = (times[-CHAT_RATE[0]] + timedelta(seconds=CHAT_RATE[1]) - moment).total_seconds()
+        raise too_fast(max(wait, 1.0))
+
+
+def too_fast(wait: float) -> ConflictError:
+    """The refusal of a message sent faster than ``CHAT_RATE``: ``rate_limited``, with how
+    many seconds to wait (nothing was sent)."""
+    return ConflictError(_("too many chat messages: at most {n} in {seconds} s; wait "
+                           "{wait} s, then send it again").format(
+        n=CHAT_RATE[0], seconds=f"{CHAT_RATE[1]:g}", wait=f"{wait:.0f}"), "rate_limited")
+
+
 def chat_entry(row: Any) -> dict[str, Any]:
     """A stored message as the protocol sends it."""
     moment: datetime = utc(row.created_at)
@@ -144,8 +164,9 @@ class TableChat:
 
         Raises:
             ConflictError: a spectator (``spectator``), the table closed or abandoned
-                (``closed``), or its chat full (``chat_full``); ForbiddenError: the seat's
-                token was withdrawn (its person left).
+                (``closed``), its chat full (``chat_full``), or the seat's messages of the
+                last seconds as many as ``CHAT_RATE`` allows (``rate_limited``);
+                ForbiddenError: the seat's token was withdrawn (its person left).
         """
         check_table_id(table_id)
         if seat is None:
@@ -158,13 +179,20 @@ class TableChat:
             name = known.names[seat]
         with self.store.sessions.begin() as session:
             write = session.connection()
+            write.execute(select(TABLES.c.id).where(TABLES.c.id == table_id)
+                          .with_for_update())  # one poster a table at a time (PostgreSQL)
             count = write.execute(select(func.count()).select_from(CHAT).where(
                 CHAT.c.table_id == table_id)).scalar_one()
             if count >= CHAT_PER_TABLE:
                 raise ConflictError(_("this table's chat is full ({n} messages): it takes "
                                       "no more").format(n=CHAT_PER_TABLE), "chat_full")
+            moment = now()
+            _check_pace(write.execute(select(CHAT.c.created_at).where(
+                CHAT.c.table_id == table_id, CHAT.c.seat == seat,
+                CHAT.c.created_at > moment - timedelta(seconds=CHAT_RATE[1]))).scalars(),
+                moment)
             write.execute(insert(CHAT).values(table_id=table_id, seat=seat, name=name,
-                                              text=text, created_at=now()))
+                                              text=text, created_at=moment))
 
     def chat_since(self, table_id: str, after: int = 0) -> list[dict[str, Any]]:
         """The table's messages after the one with id ``after`` (0: from the start), the

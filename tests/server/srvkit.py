@@ -26,6 +26,8 @@ from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import Action, GameState, View, make_tile, tile_code, view
 from noreturn.records import Record, replay_states
 from noreturn.server.broadcast import redis_problem
+from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
+from noreturn.server.service import TableService
 
 REDIS_URL = os.environ.get("NORETURN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 """The Redis the tests of several processes use (skipped, with the reason, without it)."""
@@ -111,6 +113,18 @@ def create(client: TestClient, seats: list[dict[str, Any]],
     assert answer.status_code == 201, answer.text
     data = answer.json()
     return data["table"]["id"], {link["seat"]: link["token"] for link in data["seat_links"]}
+
+
+def two_people_playing(service: TableService) -> tuple[str, dict[int, str], str]:
+    """A table of two people made, joined and started on ``service`` directly (no app):
+    its id, the seats' tokens and the creator's token."""
+    made = service.create(CreateTable(seats=[SeatIn(kind="human"), SeatIn(kind="human")],
+                                      rules=RulesIn(**SMALL)))
+    table_id = made["table"]["id"]
+    tokens = {link["seat"]: link["token"] for link in made["seat_links"]}
+    service.join(table_id, tokens[1], None)
+    service.start(table_id, tokens[0])
+    return table_id, tokens, made["creator_token"]
 
 
 def start(client: TestClient, table_id: str, tokens: dict[int, str]) -> None:

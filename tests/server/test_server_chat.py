@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
-from srvkit import SMALL, Player, connect, create, pending, start
+from srvkit import Player, connect, create, pending, start, two_people_playing
 
 from noreturn.server import create_app
 from noreturn.server.chat import CHAT_LENGTH, TABLES, ChatLimiter, ChatPaces, clean_chat
 from noreturn.server.db import ChatRow, make_engine, migrate
 from noreturn.server.errors import BadRequestError, ConflictError
-from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 from noreturn.server.service import TableService, hash_token
 
 PEOPLE = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}]
@@ -148,12 +147,7 @@ def _two_processes(db_url: str) -> tuple[TableService, TableService, str, dict[i
     people: its id and the seats' token hashes."""
     first, second = (TableService(make_engine(db_url)) for _ in range(2))
     migrate(first.engine)
-    created = first.create(CreateTable(seats=[SeatIn(kind="human"), SeatIn(kind="human")],
-                                       rules=RulesIn(**SMALL)))
-    table_id = created["table"]["id"]
-    tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
-    first.join(table_id, tokens[1], None)
-    first.start(table_id, tokens[0])
+    table_id, tokens, _creator = two_people_playing(first)
     return first, second, table_id, {seat: hash_token(t) for seat, t in tokens.items()}
 
 

@@ -17,7 +17,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Engine, event, inspect
 from sqlalchemy.exc import IntegrityError
-from srvkit import SMALL
+from srvkit import SMALL, two_people_playing
 
 from conftest import PG_URL
 from noreturn.server import db
@@ -209,12 +209,7 @@ def test_a_move_written_on_a_dead_connection_stores_nothing_and_the_game_goes_on
     engine = make_engine(f"{db_url}&application_name={name}")
     migrate(engine)
     service = TableService(engine)
-    created = service.create(CreateTable(seats=[SeatIn(kind="human"), SeatIn(kind="human")],
-                                         rules=RulesIn(**SMALL)))
-    table_id = created["table"]["id"]
-    tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
-    service.join(table_id, tokens[1], None)
-    service.start(table_id, tokens[0])
+    table_id, tokens, _creator = two_people_playing(service)
 
     def state() -> tuple[int, dict[str, Any]]:
         seat = service.state_message(table_id, None)["view"]["to_move"]
@@ -261,12 +256,7 @@ def test_a_process_frozen_in_a_transaction_holds_a_table_for_seconds_not_hours(
     frozen, engine = make_engine(db_url), make_engine(db_url)
     migrate(engine)
     service = TableService(engine)
-    created = service.create(CreateTable(seats=[SeatIn(kind="human"), SeatIn(kind="human")],
-                                         rules=RulesIn(**SMALL)))
-    table_id = created["table"]["id"]
-    tokens = {link["seat"]: link["token"] for link in created["seat_links"]}
-    service.join(table_id, tokens[1], None)
-    service.start(table_id, tokens[0])
+    table_id, tokens, _creator = two_people_playing(service)
     seat = service.state_message(table_id, None)["view"]["to_move"]
     mine = service.state_message(table_id, seat, hash_token(tokens[seat]))
     holder = frozen.connect()

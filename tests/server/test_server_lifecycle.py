@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 from pingprobe import PingProbe
 from sqlalchemy import event, insert, select, update
-from srvkit import SMALL, connect, create, serving, start
+from srvkit import SMALL, connect, create, serving, start, two_people_playing
 
 from noreturn.server import create_app
 from noreturn.server.db import MoveRow, TableRow, make_engine, migrate, now
@@ -102,15 +102,10 @@ def test_a_copy_held_by_another_process_cannot_move_a_closed_table(db_url: str) 
     engine = make_engine(db_url)
     migrate(engine)
     one, two = TableService(engine), TableService(engine)
-    made = one.create(CreateTable(seats=[SeatIn(kind="human"), SeatIn(kind="human")],
-                                  rules=RulesIn(**SMALL)))
-    table_id = made["table"]["id"]
-    tokens = {link["seat"]: link["token"] for link in made["seat_links"]}
-    one.join(table_id, tokens[1], None)
-    one.start(table_id, tokens[0])
+    table_id, tokens, creator = two_people_playing(one)
     seat = one.state_message(table_id, None)["view"]["to_move"]
     state = one.state_message(table_id, seat, hash_token(tokens[seat]))
-    close_table(two, table_id, made["creator_token"])
+    close_table(two, table_id, creator)
     with pytest.raises(ConflictError) as refused:
         one.act(table_id, seat, state["legal"][0], state["version"])
     assert refused.value.code == "stale"

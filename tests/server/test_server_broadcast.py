@@ -13,13 +13,24 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
+from typing import cast
 
 import pytest
-from srvkit import REDIS_URL, free_port, need_redis
+from fastapi.testclient import TestClient
+from srvkit import REDIS_URL, SMALL, connect, create, free_port, need_redis, pending, start
 from typer.testing import CliRunner
 
 from noreturn.cli import app
-from noreturn.server.broadcast import BroadcastError, RedisBroadcaster, redis_problem
+from noreturn.server import create_app
+from noreturn.server.botrunner import BotRunner
+from noreturn.server.broadcast import (
+    BroadcastError,
+    LocalBroadcaster,
+    RedisBroadcaster,
+    redis_problem,
+)
+from noreturn.server.errors import stale
+from noreturn.server.service import TableService
 
 
 @asynccontextmanager
@@ -194,3 +205,60 @@ def test_the_broadcaster_survives_a_redis_outage() -> None:
             await outage.down()
 
     asyncio.run(scenario())
+
+
+def test_a_move_refused_as_stale_brings_the_state_the_game_is_in(tmp_path: Path) -> None:
+    """Two processes whose notices do not reach each other (Redis away), one seat open on
+    both: it moved on the first, then acted on the second with the version that one had
+    shown, and heard only ``stale``, its page stuck on the old turn. The refusal now wakes
+    the process's connections to read the game again."""
+    db_url = f"sqlite:///{tmp_path / 'one.db'}"
+    people = [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}]
+    with TestClient(create_app(db_url)) as first, TestClient(create_app(db_url)) as second:
+        table_id, tokens = create(first, people, SMALL)
+        start(first, table_id, tokens)
+        with connect(first, table_id, None, None) as watcher:
+            seat = watcher.state["view"]["to_move"]
+        with connect(first, table_id, seat, tokens[seat]) as here, \
+                connect(second, table_id, seat, tokens[seat]) as there:
+            old = here.state["version"]
+            here.send({"type": "action", "action": here.state["legal"][0], "version": old})
+            here.sync(old + 1)
+            assert not pending(there.ws)  # the notice did not cross: no state came
+            answer = there.answer({"type": "action", "action": there.state["legal"][0],
+                                   "version": old})
+            assert answer["type"] == "error" and answer["code"] == "stale"
+            assert there.next_state()["version"] == old + 1
+
+
+def test_a_bot_move_refused_as_stale_wakes_this_processs_connections() -> None:
+    """A runner whose bot move another process had made first (``stale``) looked at the
+    game again, but this process's connections, their notice lost, stayed on the old turn."""
+
+    class Hub(LocalBroadcaster):
+        def __init__(self) -> None:
+            super().__init__()
+            self.woken: list[str] = []
+
+        def wake(self, table_id: str) -> None:
+            self.woken.append(table_id)
+
+    class Service:
+        def __init__(self) -> None:
+            self.turns = 0
+
+        def bot_turn(self, table_id: str, _fast: bool) -> int | None:
+            self.turns += 1
+            if self.turns == 1:
+                raise stale()
+            return None  # then a person is to move
+
+    hub = Hub()
+    runner = BotRunner(cast(TableService, Service()), hub)
+
+    async def drive() -> None:
+        runner.kick("t1")
+        await runner._tasks["t1"]
+
+    asyncio.run(drive())
+    assert hub.woken == ["t1"]

@@ -82,8 +82,9 @@ class BotRunner:
                 try:
                     moved = await self._step(table_id)
                 except ServiceError as exc:
-                    if exc.code == "stale":
-                        continue  # another writer moved first: look at the game again
+                    if exc.code == "stale":  # another writer moved first: look again,
+                        self.hub.wake(table_id)  # and so do this process's connections
+                        continue
                     moved = None
                 except Exception:  # a broken table must not take the server down
                     log.exception("bot move at table %s failed", table_id)

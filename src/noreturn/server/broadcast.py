@@ -49,6 +49,12 @@ class Broadcaster(Protocol):
         it to that version (and nothing else changed), None: any other change."""
         ...
 
+    def wake(self, table_id: str) -> None:
+        """Wake this process's subscribers of ``table_id`` only, to read it again: it was
+        changed elsewhere (a write here was refused as ``stale``), and the notice of that
+        change may not have come (Redis away)."""
+        ...
+
 
 class _QueueSubscription:
     """A notice flag as a queue of at most one item: many changes wake one wait, which
@@ -106,6 +112,11 @@ class LocalBroadcaster:
         """Wake every subscriber of ``table_id`` (in this process)."""
         for sub in list(self._subscribers.get(table_id, ())):
             sub.notify(version)
+
+    def wake(self, table_id: str) -> None:
+        """``Broadcaster.wake``: every subscriber, to read the table again."""
+        for sub in list(self._subscribers.get(table_id, ())):
+            sub.notify(None)
 
     def subscribers(self, table_id: str) -> int:
         """How many connections listen to ``table_id`` (for tests)."""
@@ -439,6 +450,11 @@ class RedisBroadcaster:
                 await self._pubsub.unsubscribe(channel)
             except self._errors as exc:
                 self._broken = f"unsubscribing failed: {exc}"
+
+    def wake(self, table_id: str) -> None:
+        """``Broadcaster.wake``: the local subscribers, to read the table again."""
+        for sub in list(self._subscribers.get(table_id, ())):
+            sub.notify(None)
 
     async def publish(self, table_id: str, version: int | None = None) -> None:
         """Wake ``table_id``'s local subscribers, and tell the other processes through Redis."""

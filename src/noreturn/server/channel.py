@@ -337,6 +337,8 @@ class PlayChannel:
             await self.answer(conn, parse_message(frame_text(message)))
         except ServiceError as exc:
             await conn.error(exc.code, exc.message, exc.rule)
+            if exc.code == "stale":  # the game moved on elsewhere: the state now, even if
+                self.hub.wake(conn.table_id)  # its notice never came (Redis away)
             if isinstance(exc, ForbiddenError):
                 await closing(conn.ws, CLOSE_BAD_TOKEN, "bad token")
                 return False

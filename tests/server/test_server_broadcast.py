@@ -24,6 +24,7 @@ from noreturn.cli import app
 from noreturn.server import create_app
 from noreturn.server.botrunner import BotRunner
 from noreturn.server.broadcast import (
+    PUBLISHING,
     BroadcastError,
     LocalBroadcaster,
     RedisBroadcaster,
@@ -262,3 +263,35 @@ def test_a_bot_move_refused_as_stale_wakes_this_processs_connections() -> None:
 
     asyncio.run(drive())
     assert hub.woken == ["t1"]
+
+
+def test_a_redis_that_never_answers_holds_up_no_move() -> None:
+    """Redis accepted the connection and never answered: every move and bot step waited
+    for PUBLISH's timeouts (6 s a step). Publishing happens in the background now, and
+    beyond ``PUBLISHING`` notices waiting more are dropped (notices are at most once)."""
+    need_redis()
+
+    class Silent:
+        async def publish(self, _channel: str, _payload: str) -> None:
+            await asyncio.sleep(3600)
+
+        async def aclose(self) -> None:
+            pass
+
+    async def scenario() -> None:
+        async with broadcasters() as (one, _two):
+            real, one._client = one._client, Silent()
+            try:
+                async with one.subscribe("t1") as sub:
+                    began = time.monotonic()
+                    for version in range(PUBLISHING + 5):
+                        await one.publish("t1", version)
+                    assert time.monotonic() - began < 1
+                    assert await asyncio.wait_for(sub.wait(), 0.5) == PUBLISHING + 4
+                    assert len(one._publishing) == PUBLISHING
+            finally:
+                await one.close()  # the notices waiting are cancelled
+                assert not one._publishing
+                one._client = real
+
+    asyncio.run(scenario())

@@ -127,6 +127,8 @@ class BroadcastError(ValueError):
     """Redis cannot be used: a bad ``--redis`` URL, or nobody answers there (at startup)."""
 
 
+PUBLISHING = 256
+"""Notices waiting to be published through Redis at most (``RedisBroadcaster.publish``)."""
 TABLE_CHANNEL = "table:"
 PROCESS_CHANNEL = "process:"
 SUBSCRIBE_WAIT = 5.0
@@ -191,9 +193,10 @@ class RedisBroadcaster:
     When Redis drops, the reader reconnects with backoff, subscribes again to every table
     that has local subscribers, and then wakes all of them (notices may have been missed
     meanwhile; each connection then sends its seat the current state, which is harmless if
-    nothing changed). Publishing while Redis is down fails fast (a short retry) and logs a
-    warning, nothing more: the move is stored already, local subscribers were woken, and
-    the other processes wake all their connections once they reconnect.
+    nothing changed). Publishing happens in the background, so no move waits on Redis; while
+    Redis is down it fails fast (a short retry) and logs a warning, nothing more: the move
+    is stored already, local subscribers were woken, and the other processes wake all their
+    connections once they reconnect.
 
     Use: ``await start()`` in the event loop (raises ``BroadcastError`` if Redis does not
     answer), ``await close()`` at shutdown.
@@ -213,6 +216,7 @@ class RedisBroadcaster:
         self._lock = asyncio.Lock()
         self._reader: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
+        self._publishing: set[asyncio.Task[None]] = set()
         self._broken = ""
         self._wake_all_on: str | None = None
         self._publish_failed = False
@@ -250,8 +254,7 @@ class RedisBroadcaster:
         self._errors = (OSError, RedisError)
 
         try:
-            # PUBLISH retries briefly only: a move waits on it (not its own state, which
-            # local subscribers get first, but the sender's next message does).
+            # PUBLISH retries briefly only (in the background: ``publish``).
             self._client = Redis.from_url(self.url, socket_connect_timeout=1, socket_timeout=2,
                                           retry=Retry(ExponentialBackoff(0.2, 0.02), 2))
             # The pub/sub connection does not retry on its own: the reader reconnects, and
@@ -282,9 +285,9 @@ class RedisBroadcaster:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)
             self._reader = None
-        for task in list(self._background):
+        for task in [*self._background, *self._publishing]:
             task.cancel()
-        await asyncio.gather(*self._background, return_exceptions=True)
+        await asyncio.gather(*self._background, *self._publishing, return_exceptions=True)
         await self._drop()
         for client in (self._client, self._sub_client):
             if client is not None:
@@ -457,11 +460,26 @@ class RedisBroadcaster:
             sub.notify(None)
 
     async def publish(self, table_id: str, version: int | None = None) -> None:
-        """Wake ``table_id``'s local subscribers, and tell the other processes through Redis."""
+        """Wake ``table_id``'s local subscribers, and tell the other processes through Redis
+        in the background: a Redis that accepts connections and never answers made every
+        move and bot step here wait for its timeouts, some six seconds each (notices are
+        at most once anyway; beyond ``PUBLISHING`` waiting, one is dropped)."""
         for sub in list(self._subscribers.get(table_id, ())):
             sub.notify(version)
         if self._client is None:
             return
+        if len(self._publishing) >= PUBLISHING:
+            if not self._publish_failed:
+                log.warning("Redis at %s: %d notices wait to be published; dropping more "
+                            "until it answers", _safe(self.url), PUBLISHING)
+            self._publish_failed = True
+            return
+        task = asyncio.get_running_loop().create_task(self._publish(table_id, version))
+        self._publishing.add(task)
+        task.add_done_callback(self._publishing.discard)
+
+    async def _publish(self, table_id: str, version: int | None) -> None:
+        """PUBLISH one notice (``publish``'s background part)."""
         payload = self.id if version is None else f"{self.id}:{version}"
         try:
             await self._client.publish(self.channel(table_id), payload)

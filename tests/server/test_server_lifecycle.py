@@ -249,3 +249,25 @@ def test_twenty_thousand_idle_games_leave_the_lobby_fast_and_other_tables_alone(
     print(f"first list {took * 1000:.0f} ms; {reads[0]} lists in 3 s; {probe.report()}")
     assert reads[0] >= 10, reads
     probe.check()
+
+
+def test_a_start_that_loses_the_race_to_another_start_says_the_game_started(
+        db_url: str) -> None:
+    """Two seats started a table at once through two processes: the loser heard "the
+    table was closed meanwhile" of a table that was playing."""
+    engine = make_engine(db_url)
+    migrate(engine)
+    one, two = TableService(engine), TableService(engine)
+    table_id, tokens, creator = two_people_playing(one)  # started by one process
+    with two.store.sessions.begin() as session:  # the other read it in the lobby
+        row, _seats, seat = two.store.holder(session, table_id, tokens[1])
+        row.status = "playing"
+        with pytest.raises(ConflictError, match="the game has started already"):
+            two.store.write_seat(session, row, seat, was="lobby")
+    close_table(one, table_id, creator)
+    with two.store.sessions.begin() as session:
+        row, _seats, seat = two.store.holder(session, table_id, tokens[1])
+        row.status = "playing"
+        with pytest.raises(ConflictError, match="the table was closed meanwhile"):
+            two.store.write_seat(session, row, seat, was="lobby")
+    engine.dispose()

@@ -168,13 +168,17 @@ class TableStore:
         in turn.
 
         Raises:
-            ConflictError: the table was closed (or abandoned) meanwhile.
+            ConflictError: the table was closed (or abandoned) meanwhile, or its game
+                started (two seats started it at once through two processes).
         """
         write = session.connection().execute
         changed = write(SET_TABLE, {"the_id": row.id, "old_status": was,
                                     "new_status": row.status, "at": row.updated_at,
                                     "due": row.bot_due})
         if changed.rowcount == 0:
+            now_status = write(select(TABLES.c.status).where(TABLES.c.id == row.id)).scalar()
+            if now_status == "playing":
+                raise ConflictError(_("the game has started already"))  # as if read so
             raise ConflictError(_("the table was closed meanwhile: nothing changed"),
                                 "closed")
         write(SET_SEAT, {"the_id": row.id, "the_seat": seat.seat, "new_name": seat.name,

@@ -13,8 +13,8 @@ import pytest
 
 from noreturn.table import LocalTable, make_seats
 from noreturn.table.resume import resume_table
-from noreturn.text.lang import speaking
-from noreturn.tui.plain import HELP, PlainGame, QuitError, run_plain
+from noreturn.text.lang import _, speaking
+from noreturn.tui.plain import HELP, RULES_BRIEF, PlainGame, QuitError, run_plain
 
 
 def play_fed(lines: str, tmp_path: Path, seed: int = 5) -> tuple[str, dict[str, Any]]:
@@ -56,6 +56,14 @@ def test_q_quits_as_in_the_full_screen_game_at_the_mulligan_too(tmp_path: Path,
     text, record = play_fed(f"{stop}\n", tmp_path)
     assert "game stopped." in text and "is not a tile" not in text
     assert [e["type"] for e in record["events"] if e["player"] == 0] == ["deal"]
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_help_and_the_rules_fit_80_columns(lang: str) -> None:
+    """They ran to 84-103 columns, and a terminal of 80 broke every line in two."""
+    with speaking(lang):
+        lines = [line for text in (HELP, RULES_BRIEF) for line in _(text).splitlines()]
+    assert len(lines) > 15 and max(map(len, lines)) <= 80
 
 
 def test_a_word_at_the_mulligan_that_is_no_tile_says_what_the_prompt_takes(

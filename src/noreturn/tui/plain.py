@@ -37,24 +37,27 @@ NUMBER_DIGITS = 6
 """Digits of the longest move number read (no position has a million legal moves)."""
 HELP = N_("""\
 Type a move, or a number from the list that ? shows:
-  place R11 R9          put tiles of one colour on your row of that colour (phase 1)
-  exchange B3 G7        remove 1-4 tiles from the game and draw as many
-  declare               switch to phase 2 for good; then score or exchange this turn
-  score R x2 pay B7 B5  score the 2 lowest tiles of your R row, paying with blue tiles
-  ? [word]              list your legal moves (optionally only those containing word)
-  hint                  a suggested move and why;  undo  take back your last move (vs bots)
-  switch                phase 1: declaring now against waiting, as sampled games end
+  place R11 R9          put tiles of one colour on your row of it (phase 1)
+  exchange B3 G7        remove 1-4 tiles from the game, draw as many
+  declare               phase 2 for good; then score or exchange this turn
+  score R x2 pay B7 B5  score your R row's 2 lowest tiles, paid in blue
+  ? [word]              your legal moves (only those with word, if given)
+  hint                  a suggested move and why
+  undo                  take back your last move (against bots)
+  switch                phase 1: declaring now against waiting
   tiles                 how many of each tile you have not seen yet
-  rules                 the rules in brief;  quit (q)  stop (the game so far is saved)
-At the mulligan, type the tiles to set aside (R3 B5) or press Enter to keep your hand.""")
+  rules                 the rules in brief
+  quit (q)              stop (the game so far is saved)
+At the mulligan, type the tiles to set aside (R3 B5), or Enter to keep all.""")
 """The moves and questions a line may hold; shown through ``_()``."""
 RULES_BRIEF = N_("""\
-No Return in brief: 132 tiles, 6 colours, values 1-11, two of each. Phase 1: each turn
-EXCHANGE up to 4 tiles or PLACE tiles of one colour on your row of that colour, each no
-higher than the row's lowest tile. When you like, DECLARE phase 2 (there is no return):
-then each turn EXCHANGE or SCORE the lowest tiles of a row, paying with hand tiles of one
-colour worth at least their sum. Refill to 8 after each turn. When the bag runs empty the
-round is finished. Score = your score pile minus the tiles still in your rows.""")
+No Return in brief: 132 tiles, 6 colours, values 1-11, two of each. Phase 1:
+each turn EXCHANGE up to 4 tiles, or PLACE tiles of one colour on your row of
+that colour, each no higher than the row's lowest tile. When you like, DECLARE
+phase 2 (there is no return): then each turn EXCHANGE, or SCORE the lowest
+tiles of a row, paying with hand tiles of one colour worth at least their sum.
+Refill to 8 after each turn. When the bag runs empty the round is finished.
+Score = your score pile minus the tiles still in your rows.""")
 """The rules in one paragraph; shown through ``_()``."""
 
 

@@ -349,6 +349,16 @@ def test_ray_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> Non
         backends.import_ray()
 
 
+@pytest.mark.parametrize("command", [["tournament", "--bots", "random,greedy"],
+                                     ["study", "switch"]])
+def test_a_ray_address_without_ray_is_refused_not_dropped(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--games", "2", "--rules", SMALL,
+                                 "--address", "10.0.0.5:6379"], env={"COLUMNS": "300"})
+    assert result.exit_code == 2
+    assert "--address 10.0.0.5:6379 names a Ray cluster, which only --backend ray joins: " \
+           "add --backend ray, or leave --address out" in " ".join(result.output.split())
+
+
 def test_every_command_with_workers_refuses_more_than_four_a_core(tmp_path: Path) -> None:
     assert backends.workers_problem(None) is None
     assert backends.workers_problem(TOO_MANY - 1) is None

@@ -189,7 +189,8 @@ WORDED_PARAMS = {"path": Path("games/x.json"), "folder": Path("games"), "found":
                  "seat": 1, "field": "'start_player'", "last": 1, "form": "{}", "count": 2,
                  "event": 7, "name": "'Bea'", "low": 1, "high": 6, "tiles": 12, "dealt": 16,
                  "part": "'colours'", "length": "5,000", "asked": "sample_draw",
-                 "who": "seat 0 is to act", "left": 3, "bag": 4, "weight": 0.0}
+                 "who": "seat 0 is to act", "left": 3, "bag": 4, "weight": 0.0, "value": 3,
+                 "other": 4}
 
 
 def test_rules_that_make_no_game_are_refused_in_the_players_language() -> None:

@@ -200,6 +200,32 @@ def test_play_takes_a_bot_spec_of_several_options_and_its_name(tmp_path: Path) -
         ("Ada", None), ("Bea", "search:iterations=2,trust=0"), ("Gus", "greedy:name=Gus")]
 
 
+@pytest.mark.parametrize(("args", "said"), [
+    (["--bots", "easy:name=Ada"], "name=Ada would name two seats"),
+    (["--players", "3", "--bots", "easy:name=Bob"], "name=Bob would name two seats"),
+    (["--hotseat", "--bots", "hard"], "at a hot seat every seat is a person at this "
+                                      "keyboard: leave out --bots"),
+    (["--resume", "--players", "4", "--seat-name", "Zed"],
+     "a resumed game goes on as it was saved, with its own players and rules: leave out "
+     "--players, --seat-name"),
+    (["--players", "4", "--rules", "players=3"],
+     "rules: players=3 disagrees with --players 4: give the players with --players alone"),
+    (["--rules", "colors=3,colors=4"], "rules: colors is given twice; give it once"),
+])
+def test_options_the_game_would_not_use_are_refused_not_dropped(
+        tmp_path: Path, args: list[str], said: str) -> None:
+    """Each was dropped without a word: the bot still called Bea, a hot seat without the
+    bot asked for, a resumed game with other players than asked, 3 players for 4."""
+    from typer.testing import CliRunner  # noqa: PLC0415 - only these tests need it
+
+    from noreturn.cli import app  # noqa: PLC0415
+
+    result = CliRunner().invoke(app, ["play", "--plain", "--save-dir", str(tmp_path), *args],
+                                input="q\n", env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and said in " ".join(result.output.split())
+    assert not list(tmp_path.iterdir())
+
+
 def test_on_off_options_show_no_value_and_a_value_given_is_named(tmp_path: Path) -> None:
     """typer showed "--plain <bool>", and "--plain true" then met the record argument:
     "to go on with true, say --resume true"."""

@@ -25,6 +25,7 @@ from noreturn.text.refusals import error_text
                     "prompts; --resume [RECORD] goes on with a saved game."),
              rich_help_panel=PLAY)
 def play(
+    ctx: typer.Context,
     players: Annotated[int, typer.Option(min=2, max=4, help=_("players, you included"))] = 2,
     bots: Annotated[str, typer.Option(
         help=_("bot specs or levels (easy, medium, hard, expert), one per bot seat, "
@@ -60,6 +61,7 @@ def play(
     from noreturn.table import SeatsError, make_seats  # noqa: PLC0415
     from noreturn.tui.play import play_command  # noqa: PLC0415 - keeps startup fast
 
+    _refuse_unused(ctx, resume, hotseat)
     names = [n.strip() for n in seat_name.split(",") if n.strip()] or ["Ada"]
     specs = split_specs(bots)  # "search:time=3,shifts=-1/-2" is one bot
     try:
@@ -70,6 +72,27 @@ def play(
         size_rules(players, rules), names, specs, seed, hotseat=hotseat, color=not no_color,
         plain=plain, save_dir=save_dir, bot_delay=bot_delay,
         resume=_to_resume(resume, record, save_dir)))
+
+
+def _refuse_unused(ctx: typer.Context, resume: bool, hotseat: bool) -> None:
+    """Refuse options the game would not use, rather than drop them without a word: a
+    resumed game keeps its own players, bots, names, deal and rules, and at a hot seat
+    every seat is a person."""
+    given = [f"--{name.replace('_', '-')}" for name in ctx.params
+             if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"]
+    # (by name: typer 0.29 brings its own copy of click, whose enum is not click's)
+    if resume:
+        unused = [option for option in given if option in (
+            "--players", "--bots", "--seat-name", "--seed", "--hotseat", "--rules")]
+        if unused:
+            raise typer.BadParameter(_("a resumed game goes on as it was saved, with its "
+                                       "own players and rules: leave out {options}").format(
+                                           options=", ".join(unused)),
+                                     param_hint="--resume")
+    if hotseat and "--bots" in given:
+        raise typer.BadParameter(_("at a hot seat every seat is a person at this keyboard: "
+                                   "leave out --bots, or --hotseat to play against bots"),
+                                 param_hint="--hotseat")
 
 
 def _to_resume(resume: bool, record: Path | None, save_dir: Path | None) -> Path | None:

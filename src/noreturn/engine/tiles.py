@@ -227,8 +227,11 @@ class Rules:
 
     @classmethod
     def parse(cls, text: str, **base: int) -> Rules:
-        """Rules from ``KEY=VALUE,...`` text (the command line's ``--rules``)."""
+        """Rules from ``KEY=VALUE,...`` text (the command line's ``--rules``), over ``base``
+        (``players`` from ``--players``, say). A key twice, or one of ``base`` given again
+        with another value, is refused: one of the two would be dropped without a word."""
         values: dict[str, Any] = dict(base)
+        given: set[str] = set()
         for part in filter(None, (p.strip() for p in text.split(","))):
             key, sep, raw = part.partition("=")
             digits = raw.strip().removeprefix("-")
@@ -239,7 +242,15 @@ class Rules:
             if length > RULE_DIGITS:  # int() refuses thousands of digits
                 raise RulesError("rules: {key} has a number of {length} digits: no size is "
                                  "that large", {"key": key.strip(), "length": f"{length:,}"})
-            values[key.strip()] = int(raw)
+            key, value = key.strip(), int(raw)
+            if key in given:
+                raise RulesError("rules: {key} is given twice; give it once", {"key": key})
+            if key in base and base[key] != value:
+                raise RulesError("rules: {key}={value} disagrees with --{key} {other}: give "
+                                 "the {key} with --{key} alone",
+                                 {"key": key, "value": value, "other": base[key]})
+            given.add(key)
+            values[key] = value
         values.setdefault("players", 2)
         return cls.from_dict(values)
 

@@ -90,9 +90,12 @@ def workers_problem(workers: int | None, backend: str = "local",
                     address: str | None = None) -> str | None:
     """Why ``workers`` processes are too many for this machine (``PER_CORE`` a core), or
     None; None is "every core". A Ray cluster at ``address`` runs on its own CPUs, and
-    ``workers`` is not used there."""
+    ``workers`` is not used there; an ``address`` without Ray would be dropped unused."""
     if backend == "ray" and address:
         return None
+    if address:
+        return (f"--address {address} names a Ray cluster, which only --backend ray joins: "
+                "add --backend ray, or leave --address out")
     cores = os.cpu_count() or 1
     if workers is not None and workers > PER_CORE * cores:
         return (f"--workers {workers}: at most {PER_CORE * cores} on this machine ({cores} "

@@ -66,8 +66,9 @@ def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str
     bots than bot seats (``--bots medium,hard`` at two players played medium alone).
 
     Raises:
-        SeatsError: too many names or bots, a name twice, or a name too long or with
-            control characters (``name_problem``); the message says what to change.
+        SeatsError: too many names or bots, a name twice (a bot's ``name=`` too), or a
+            name too long or with control characters (``name_problem``); the message says
+            what to change.
     """
     people = players if hotseat else 1
     problem = next(filter(None, map(name_problem, names)), None)
@@ -94,7 +95,11 @@ def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str
     made = [Seat(names[0] if names else "Ada")]
     for i in range(players - 1):
         own, taken = asked[i % len(specs)], {seat.name for seat in made}
-        name = own if own is not None and own not in taken else next(
+        if own is not None and own in taken:  # a bot named as another seat: refused
+            raise SeatsError(f"name={own} would name two seats (a person's name, or one spec "
+                             "cycled over two bot seats): give each seat its own name",
+                             "--bots")
+        name = own if own is not None else next(
             (n for n in BOT_NAMES if n not in taken and n not in asked), f"Bot {i + 1}")
         made.append(Seat(name, specs[i % len(specs)]))
     return made

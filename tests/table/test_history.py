@@ -4,6 +4,7 @@ other things."""
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -83,6 +84,24 @@ def test_no_finished_games_says_how_to_get_one(tmp_path: Path) -> None:
     assert not list(tmp_path.iterdir())
 
 
+def test_only_unfinished_games_says_how_to_go_on_and_a_wrong_dir_says_so(
+        tmp_path: Path) -> None:
+    """An unfinished game alone got "no finished games: play one", not a word of the
+    game to go on with; a missing folder or a file as --dir got "no finished games" too."""
+    unfinished = LocalTable(make_seats(2, ["Ada"], ["greedy"]), seed=4, save_dir=tmp_path)
+    path = unfinished.save()
+    result = CliRunner().invoke(app, ["history", "--dir", str(tmp_path)],
+                                env={"COLUMNS": "300"})
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1 and "no finished games" in said
+    assert f"1 unfinished game; go on with it: noreturn play --resume {path}" in said
+    for said in (f"{tmp_path / 'nope'}: no such folder; give the folder your records are in",
+                 f"{path} is a file, not a folder: give the folder your records are in"):
+        folder = said.split(": ")[0].removesuffix(" is a file, not a folder")
+        result = CliRunner().invoke(app, ["history", "--dir", folder], env={"COLUMNS": "300"})
+        assert result.exit_code == 2 and said in " ".join(result.output.split())
+
+
 def test_files_left_out_are_counted_in_good_english(tmp_path: Path) -> None:
     (tmp_path / "notes.json").write_text("{}")
     said = " ".join(CliRunner().invoke(app, ["history", "--dir", str(tmp_path)]).output.split())
@@ -123,7 +142,8 @@ def test_an_unknown_name_of_any_length_is_said_shortened(tmp_path: Path) -> None
     result = CliRunner().invoke(app, ["history", "--dir", str(tmp_path), "--name", "Z" * 100_000])
     assert result.exit_code == 1
     said = " ".join(result.output.split())
-    assert "no finished games of ZZZZ" in said and len(said) < 400, said[:500]
+    assert "no finished games of ZZZZ" in said, said[:500]
+    assert max(map(len, re.findall("Z+", said))) < 60 and len(said) < 600, said[:700]
 
 
 def test_a_pipe_among_the_saved_games_is_skipped_unopened(tmp_path: Path) -> None:

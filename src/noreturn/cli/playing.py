@@ -133,11 +133,23 @@ def tutorial(
     raise typer.Exit(run_tutorial(save_dir, bot_delay, color=not no_color))
 
 
+def _existing_folder(folder: Path | None) -> Path | None:
+    """``history --dir``: a folder that exists (a typo said "no finished games in ...")."""
+    if folder is not None and not folder.is_dir():
+        raise typer.BadParameter(
+            (_("{folder} is a file, not a folder: give the folder your records are in")
+             if folder.exists() else
+             _("{folder}: no such folder; give the folder your records are in")).format(
+                 folder=folder))
+    return folder
+
+
 @app.command(help=_("Your local games: results by the bots you faced, and a plot over time."),
              rich_help_panel=PLAY)
 def history(
     folder: Annotated[Path | None, typer.Option("--dir", help=_(
-        "folder of your game records (default: where `noreturn play` saves)"))] = None,
+        "folder of your game records (default: where `noreturn play` saves)"),
+        callback=_existing_folder)] = None,
     name: Annotated[str | None, typer.Option(help=_("only this person's games"))] = None,
     plot: Annotated[Path | None, typer.Option(help=_(
         "PNG of your margin game by game (default: history-NAME.png in the folder)"),

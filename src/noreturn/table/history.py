@@ -15,12 +15,15 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from noreturn.engine import NoReturnError
 from noreturn.records import check_record, read_record, saved_files
 from noreturn.records.names import shown_name
 from noreturn.text.lang import _, ngettext
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,17 @@ def file_part(name: str) -> str:
     return re.sub(r"[/\\\x00-\x1f\x7f]", "_", name)
 
 
+def _unfinished(console: Console, history: History) -> None:
+    """The unfinished games, and the command that goes on with the newest."""
+    if history.unfinished:
+        console.print(ngettext(
+            "{n} unfinished game; go on with it: noreturn play --resume {path}",
+            "{n} unfinished games; go on with the newest: noreturn play --resume {path}",
+            len(history.unfinished)).format(n=len(history.unfinished),
+                                            path=shlex.quote(str(history.unfinished[-1]))),
+            soft_wrap=True)  # a command to copy: the terminal wraps it, not rich
+
+
 def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
     """Print each person's results by opponents (or ``person``'s), and plot the first
     one's margins over time; the exit code (1: no finished game in ``folder``, or the
@@ -172,6 +186,7 @@ def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
                     name=shown_name(person, 0), folder=folder)
         console.print(none + _(": play one with `noreturn play` (or give --dir, the folder "
                                "your records are in)"))
+        _unfinished(console, history)
         return 1
     for name in people:
         table = Table(title=_("{name}: games by opponents").format(name=name),
@@ -183,13 +198,7 @@ def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
             table.add_row(opponents, str(games), f"{wins} ({wins / games:.0%})",
                           f"{score:.1f}", f"{margin:+.1f}")
         console.print(table)
-    if history.unfinished:
-        console.print(ngettext(
-            "{n} unfinished game; go on with it: noreturn play --resume {path}",
-            "{n} unfinished games; go on with the newest: noreturn play --resume {path}",
-            len(history.unfinished)).format(n=len(history.unfinished),
-                                            path=shlex.quote(str(history.unfinished[-1]))),
-            soft_wrap=True)  # a command to copy: the terminal wraps it, not rich
+    _unfinished(console, history)
     target = plot or folder / f"history-{file_part(people[0])}.png"
     try:
         drawn = plot_history(history, people[0], target)

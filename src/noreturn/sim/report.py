@@ -43,7 +43,8 @@ def tournament_command(
     settings: Settings, out: Path | None = None, records: bool = False,
     console: Console | None = None,
 ) -> int:
-    """Run a tournament with a progress bar, print the table, write the files; exit status."""
+    """Run a tournament with a progress bar, print the table, write the files; the exit
+    status (1 also when a bot never played: ``never_played``)."""
     console = console or Console()
     if records and out is None:
         console.print("[red]error:[/] --records needs --out DIR to write the records into")
@@ -76,7 +77,7 @@ def tournament_command(
     if records_dir is not None:
         console.print(f"{records_dir.note('records')} (replay one: noreturn replay FILE)",
                       markup=False, highlight=False)
-    return 0
+    return 1 if never_played(tournament) else 0  # (a bot that never played: no result)
 
 
 def plan_text(settings: Settings, plan: Schedule) -> str:
@@ -170,7 +171,7 @@ def forfeit_lines(tournament: Tournament) -> list[str]:
     example: dict[tuple[str, str], str] = {}  # the first reason of each kind
     names: dict[str, str] = {}
     seats: Counter[str] = Counter(spec for game in tournament.games for spec in game.seats)
-    at_once: Counter[str] = Counter()
+    hollow = never_played(tournament)
     for game in tournament.games:
         for forfeit in game.forfeits:
             spec, reason = game.seats[forfeit["seat"]], str(forfeit["reason"])
@@ -178,20 +179,28 @@ def forfeit_lines(tournament: Tournament) -> list[str]:
             kind = reason_kind(reason)
             kinds.setdefault(spec, Counter())[kind] += 1
             example.setdefault((spec, kind), reason)
-            at_once[spec] += forfeit["turn"] == 0
     lines = []
     for spec, counted in kinds.items():
         kind, times = counted.most_common(1)[0]
         others = " (and other reasons)" if len(counted) > 1 else ""
         line = (f"{names[spec]} forfeited {counted.total()} of its {seats[spec]} seats; "
                 f"{times} times: {example[spec, kind]}{others}")
-        if at_once[spec] == seats[spec]:
+        if spec in hollow:
             line += (f", every one before the game's first turn was over: {FALLBACK} played "
                      "them, so its row above is not its own play. Check its spec (an external "
                      "program: run its command by hand, or keep its standard error with "
                      "external:log=FILE)")
         lines.append(line)
     return lines
+
+
+def never_played(tournament: Tournament) -> set[str]:
+    """The specs of the bots that forfeited every seat before the game's first turn was
+    over (a program that did not start, say): their rows are the fallback's play."""
+    seats: Counter[str] = Counter(spec for game in tournament.games for spec in game.seats)
+    at_once: Counter[str] = Counter(game.seats[forfeit["seat"]] for game in tournament.games
+                                    for forfeit in game.forfeits if forfeit["turn"] == 0)
+    return {spec for spec, count in at_once.items() if count == seats[spec]}
 
 
 def reason_kind(reason: str) -> str:

@@ -3,12 +3,14 @@ variance split, errors that say the fix, and a tiny run of the command."""
 
 from __future__ import annotations
 
+import io
 import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from noreturn.bots.declare_at import Trigger
@@ -22,6 +24,7 @@ from noreturn.sim.study import (
     run_study,
     study_schedule,
 )
+from noreturn.sim.study_report import switch_command
 from noreturn.sim.study_stats import luck, study_json
 
 runner = CliRunner()
@@ -121,3 +124,17 @@ def test_the_command_writes_the_plot_and_the_json(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "study.json").read_text(encoding="utf-8"))
     assert set(data) == TOP_KEYS and len(data["conditions"]) == 4
     assert "luck" in result.output and "seat order" in result.output
+
+
+def test_the_tables_fit_80_columns() -> None:
+    """The conditions took one table of twelve columns, 101 wide: at 80 every header and
+    number was cut (``trig…  w…``)."""
+    out = io.StringIO()
+    settings = StudySettings("medium", Rules(players=2),
+                             (Trigger("bag", 40.0), Trigger("points", 30.0)), 2, workers=1)
+    code = switch_command(settings, console=Console(file=out, width=80))
+    assert code == 0
+    text = out.getvalue()
+    assert "…" not in text and max(map(len, text.splitlines())) <= 80
+    for header in ("trigger", "Δmargin", "vs earliest", "quartiles", "mean score"):
+        assert header in text

@@ -86,53 +86,60 @@ def _range(low_high: list[float], scale: float = 1.0, signed: bool = True) -> st
     return f"{scale * low_high[0]:{sign}.1f}..{scale * low_high[1]:{sign}.1f}"
 
 
+def _table(title: str, headers: tuple[str, ...], caption: str | None = None) -> Table:
+    """A study table: right-aligned columns that never wrap, narrow frames (80 columns)."""
+    table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False,
+                  show_edge=False, collapse_padding=True)
+    for header in headers:
+        table.add_column(header, justify="right", no_wrap=True)
+    return table
+
+
 def tables(data: dict[str, Any]) -> list[Table]:
-    """The conditions (one row each), the windows per trigger kind, the seat order."""
-    conditions = Table(
-        title=f"{data['players']} players, bot {data['bot']}, {data['games_per_condition']} "
-              f"games per condition, seed {data['seed']}",
-        box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True,
-        caption="forced seat's win % (Wilson 95%) and mean margin (own - best other); "
-                "Δ: paired against the free bot on the same deal and seat; never: games "
-                "that ended before the trigger held; bag, left, pts: mean bag, plan's "
-                "turns left and row points when it declared")
-    for header in ("trigger", "win%", "95% CI", "margin", "Δwin%", "95% CI", "Δmargin",
-                   "95% CI", "never", "bag", "left", "pts"):
-        conditions.add_column(header, justify="right", no_wrap=True)
+    """The conditions (one row each, in two tables: the forced seat, and paired against
+    the free bot; one table of twelve columns needed 101), the windows per trigger kind,
+    the seat order."""
+    title = (f"{data['players']} players, bot {data['bot']}, {data['games_per_condition']} "
+             f"games per condition, seed {data['seed']}")
+    forced = _table(title, ("trigger", "win%", "95% CI", "margin", "never", "bag", "left",
+                            "pts"),
+                    "forced seat's win % (Wilson 95%) and mean margin (own - best other); "
+                    "never: games that ended before the trigger held; bag, left, pts: mean "
+                    "bag, plan's turns left and row points when it declared")
+    paired = _table("paired against the free bot on the same deal and seat",
+                    ("trigger", "Δwin%", "95% CI", "Δmargin", "95% CI"))
     for row in [data["baseline"], *data["conditions"]]:
         marks = row["declared_mean"]
-        conditions.add_row(
+        forced.add_row(
             row["label"], f"{100 * row['win_rate']:.1f}", _pct(row["win_ci"]),
-            f"{row['margin']:+.1f}",
-            f"{100 * row['win_diff']:+.1f}", _range(row["win_diff_ci"], 100),
-            f"{row['margin_diff']:+.1f}", _range(row["margin_diff_ci"]),
-            str(row["never_declared"]),
+            f"{row['margin']:+.1f}", str(row["never_declared"]),
             *(("-",) * 3 if marks["bag"] is None else (
                 f"{marks['bag']:.0f}", f"{marks['turns_left']:.1f}", f"{marks['points']:.0f}")))
-    windows = Table(title="best window per trigger kind (paired margin not significantly "
-                          "below the best value's)", box=box.SIMPLE_HEAD, pad_edge=False,
-                    show_edge=False, collapse_padding=True)
-    for header in ("kind", "best", "window", "bounds", "best - earliest", "best - latest",
-                   "free bot declared (quartiles)", "free in window"):
-        windows.add_column(header, justify="right", no_wrap=True)
+        paired.add_row(
+            row["label"], f"{100 * row['win_diff']:+.1f}", _range(row["win_diff_ci"], 100),
+            f"{row['margin_diff']:+.1f}", _range(row["margin_diff_ci"]))
+    windows = _table("best window per trigger kind (paired margin not significantly below "
+                     "the best value's)",
+                     ("kind", "best", "window", "bounds", "vs earliest", "vs latest"),
+                     "vs earliest, vs latest: the best value's paired margin against the "
+                     "window's ends")
+    free = _table("where the free bot declared", ("kind", "quartiles", "in the window"))
     for kind, row in data["windows"].items():
         early, late = row["best_vs_earliest"], row["best_vs_latest"]
-        free = row["free_quartiles"]
+        quartiles = row["free_quartiles"]
         windows.add_row(
             kind, f"{row['best']:g}", f"{row['window'][0]:g}-{row['window'][1]:g}",
             " - ".join("..." if b is None else f"{b:g}" for b in row["bounds"]),
             f"{early['margin_diff']:+.1f} ({row['earliest']:g})",
-            f"{late['margin_diff']:+.1f} ({row['latest']:g})",
-            "-" if free is None else " / ".join(f"{q:.1f}" for q in free),
-            "yes" if row["free_in_window"] else "no")
-    seats = Table(title="seat order (every seat of every game)", box=box.SIMPLE_HEAD,
-                  pad_edge=False, show_edge=False, collapse_padding=True)
-    for header in ("position", "games", "win %", "95% CI", "mean score"):
-        seats.add_column(header, justify="right", no_wrap=True)
+            f"{late['margin_diff']:+.1f} ({row['latest']:g})")
+        free.add_row(kind, "-" if quartiles is None else " / ".join(
+            f"{q:.1f}" for q in quartiles), "yes" if row["free_in_window"] else "no")
+    seats = _table("seat order (every seat of every game)",
+                   ("position", "games", "win %", "95% CI", "mean score"))
     for row in data["seat_order"]:
         seats.add_row(str(row["position"]), str(row["games"]), f"{100 * row['win_rate']:.1f}",
                       _pct(row["win_ci"]), f"{row['mean_score']:.1f}")
-    return [conditions, windows, seats]
+    return [forced, paired, windows, free, seats]
 
 
 def summary_text(data: dict[str, Any]) -> str:

@@ -314,3 +314,21 @@ def test_the_top_help_groups_the_commands_for_players_first() -> None:
         assert [panels[title] for title in titles] == [
             ["play", "tutorial", "history", "serve"], ["validate", "replay", "review"],
             ["simulate", "bench", "tournament", "compare", "study"]]
+
+
+COMMANDS = [["play"], ["tutorial"], ["history"], ["serve"], ["validate"], ["replay"],
+            ["review"], ["simulate"], ["bench"], ["tournament"], ["compare"],
+            ["study", "switch"]]
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_every_commands_help_fits_80_columns_uncut(lang: str) -> None:
+    """A word longer than its column was cut: ``heuristic,ismcts:tim…`` in tournament's
+    help, ``postgresql://USER@HOST/…`` in serve's."""
+    runner = CliRunner()
+    for command in COMMANDS:
+        result = runner.invoke(app, ["--lang", lang, *command, "--help"],
+                               env={"COLUMNS": "80"})
+        assert result.exit_code == 0, result.output
+        lines = result.output.splitlines()
+        assert "…" not in result.output and max(map(len, lines)) <= 80, (command, lang)

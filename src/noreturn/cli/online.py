@@ -17,7 +17,7 @@ def serve(
         "127.0.0.1"),
     port: Annotated[int, typer.Option(min=0, max=65535, help=_("port to listen on"))] = 8000,
     db: Annotated[str | None, typer.Option(
-        help=_("database URL: sqlite:///PATH or postgresql://USER@HOST/DB "
+        help=_("database URL: sqlite:///PATH or postgresql://HOST/DB "
                "(default: SQLite under $XDG_DATA_HOME/noreturn)"))] = None,
     bot_delay: Annotated[float, typer.Option(
         min=0, max=60, help=_("seconds before each bot move, so people can follow"))] = 0.6,

@@ -79,13 +79,13 @@ RayAddress = Annotated[str | None, typer.Option(
 @app.command(rich_help_panel=RESEARCH)
 def tournament(
     bots: Annotated[str, typer.Option(
-        help="bot specs, comma-separated: random,greedy or heuristic,ismcts:time=1; "
-             "name=NAME gives one a short name (ismcts:time=1,name=Deep, "
+        help="bot specs, comma-separated: random,greedy or medium,hard or "
+             "search:time=1; name=NAME gives one a short name (hard:name=H, or "
              "external:python bot.py,name=Rex). With fewer bots than seats the list "
              "cycles over the seats: at three players random,greedy seats random, "
              "greedy, random, so the first named gets two seats. The same spec twice is "
              "refused, since results are counted per spec: name the copies "
-             "(heuristic:name=A,heuristic:name=B)")],
+             "(medium:name=A and medium:name=B)")],
     players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
     games: Annotated[int, typer.Option(
         min=1, max=1_000_000, help="games; rounded up to whole paired deals")] = 100,

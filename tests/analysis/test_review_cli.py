@@ -129,6 +129,18 @@ def test_the_same_seed_and_iterations_give_the_same_review_on_any_number_of_core
     assert review_of(record_file, "--seed", "5") != one
 
 
+def test_a_review_written_to_a_log_says_how_far_it_is(record_file: Path) -> None:
+    """A review of some minutes showed nothing where its output was no terminal (the bar
+    is off there): a line at every tenth of its jobs, on standard error."""
+    code, out, err = run(str(record_file), "--json", "--iterations", "4", "--workers", "1")
+    lines = err.splitlines()
+    assert code == 0 and json.loads(out)["format"] == "noreturn-review"
+    assert 5 <= len(lines) <= 10 and all(re.fullmatch(r"reviewed \d+/\d+ jobs in \d+ s", line)
+                                          for line in lines), lines
+    done = [int(line.split()[1].split("/")[0]) for line in lines]
+    assert done == sorted(done) and lines[-1].startswith(f"reviewed {done[-1]}/{done[-1]} ")
+
+
 def test_one_seat(record_file: Path) -> None:
     data = review_of(record_file, "--seat", "1")
     assert [s["seat"] for s in data["seats"]] == [1]

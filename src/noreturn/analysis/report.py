@@ -9,6 +9,7 @@ the shape docs/review.md documents.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -73,13 +74,34 @@ def review_command(file: Path, seats: list[int] | None, budget: Budget, seed: in
 
 @contextmanager
 def _progress(console: Console) -> Iterator[Callable[[int, int], None]]:
-    """A transient bar on ``console`` that moves as each job of the review finishes."""
+    """A transient bar on ``console`` that moves as each job of the review finishes; where
+    ``console`` is no terminal (a log, a pipe), a line at every tenth of the jobs."""
+    if not console.is_terminal:
+        yield _tenths(console)
+        return
     columns = (TextColumn(_("reviewing")), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console, transient=True,
-                  disable=not console.is_terminal) as bar:  # no bar in a log file
+    with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task("jobs", total=None)
         yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _tenths(console: Console, clock: Callable[[], float] = time.monotonic
+            ) -> Callable[[int, int], None]:
+    """A progress callback that prints a line when another tenth of the jobs is done: a
+    review of some minutes written to a log says how far it is."""
+    began, said = clock(), 0
+
+    def advance(done: int, total: int) -> None:
+        nonlocal said
+        tenth = 10 * done // max(total, 1)
+        if tenth <= said:
+            return
+        said = tenth
+        console.print(_("reviewed {done}/{total} jobs in {seconds:.0f} s").format(
+            done=done, total=total, seconds=clock() - began), markup=False, highlight=False)
+
+    return advance
 
 
 # ---------------------------------------------------------------------------- JSON

@@ -36,11 +36,22 @@ from typing import Any
 from noreturn.bots import Deck, plan
 from noreturn.bots.yardsticks import policy_v1
 from noreturn.engine import (
+    MULLIGAN,
     OVER,
+    TILE_COLOUR,
+    TILE_VALUE,
     Action,
+    Declare,
+    Exchange,
     GameState,
+    Mulligan,
+    Place,
     Rules,
+    Score,
+    legal_actions,
+    tiles_value,
     to_action,
+    turns_taken,
 )
 from noreturn.sim.simulate import uniform_action
 
@@ -60,6 +71,54 @@ GRID: dict[str, list[Any]] = {
 def v1(state: GameState, rng: Random) -> Action:
     """The frozen ``heuristic-v1`` policy."""
     return to_action(policy_v1.choose(state, rng))
+
+
+RACER_BUILD = 9
+"""The racer's own turns of building before it declares (``examples/racer.py``)."""
+
+
+def racer(state: GameState, _rng: Random) -> Action:
+    """``examples/racer.py`` on the game state: the tiles up to 5 back at the mulligan;
+    for nine turns the placement worth most (any steps), then the declaration, and the
+    tail worth most less a fifth of its overpay of those paid at half their value or
+    better; else the four least useful tiles exchanged. A plain style that took about a
+    quarter of its two-player games from medium (docs/bot-studies.md)."""
+    seat, legal = state.to_move, legal_actions(state)
+    hand = state.hands[seat]
+    if state.stage == MULLIGAN:
+        low = sorted(t for t in hand if TILE_VALUE[t] <= 5)
+        return next((a for a in legal if isinstance(a, Mulligan) and sorted(a.tiles) == low),
+                    Mulligan(()))
+    if state.phases[seat] == 1:
+        if turns_taken(state)[seat] >= RACER_BUILD and Declare() in legal:
+            return Declare()
+        places = [a for a in legal if isinstance(a, Place)]
+        if places:
+            return max(places, key=lambda a: tiles_value(a.tiles))
+        return _racer_junk(state, legal)
+    best, best_key = None, (0.0, 0)
+    for action in legal:
+        if isinstance(action, Score):
+            tail = sum(state.rows[seat][action.row][-action.count:])
+            paid = tiles_value(action.pay)
+            key = (tail - 0.2 * (paid - tail), -len(action.pay))
+            if tail >= 0.5 * paid and (best is None or key > best_key):
+                best, best_key = action, key
+    return best or _racer_junk(state, legal)
+
+
+def _racer_junk(state: GameState, legal: list[Action]) -> Action:
+    """The racer's exchange: of its four least useful tiles (the lowest, its strongest
+    colour's last), the most the rules allow."""
+    hand = state.hands[state.to_move]
+    sums = [0] * state.rules.colors
+    for tile in hand:
+        sums[TILE_COLOUR[tile]] += TILE_VALUE[tile]
+    strongest = max(range(len(sums)), key=sums.__getitem__)
+    pool = sorted(hand, key=lambda t: (TILE_COLOUR[t] == strongest, TILE_VALUE[t]))[:4]
+    exchanges = [a for a in legal if isinstance(a, Exchange)
+                 and all(a.tiles.count(t) <= pool.count(t) for t in a.tiles)]
+    return max(exchanges, key=lambda a: len(a.tiles)) if exchanges else legal[0]
 
 
 def play(rules: Rules, seats: list[Policy], deal: str) -> list[int]:
@@ -121,10 +180,16 @@ def objective(p: plan.Params, rules: Rules, deals: int, seed: int) -> tuple[floa
 
 
 def evaluate(p: plan.Params, rules: Rules, deals: int, seed: int) -> str:
-    """The three yardsticks of ``p`` on ``deals`` deals each (random play too): a line."""
+    """The three yardsticks of ``p`` on ``deals`` deals each (random play too), and the
+    racer beside them: a line."""
     win, _, against_plan, against_random = yardsticks(p, rules, deals, deals, seed)
+
+    def mine(state: GameState, _rng: Random) -> Action:
+        return to_action(plan.decide(state, p))
+
+    against_racer = rotated(mine, racer, rules, deals, seed)[0]
     return (f"{win:.1%} against v1, {against_plan:.1%} against the shipped plan, "
-            f"{against_random:.2f} against random")
+            f"{against_random:.2f} against random, {against_racer:.1%} against the racer")
 
 
 SOLO_LEADS = [10.0, 20.0, 30.0, 40.0, 60.0]

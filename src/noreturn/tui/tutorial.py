@@ -54,7 +54,8 @@ LESSONS = (
               "of your 8 tiles, once, and draw as many new ones. Low tiles (1-4) start no row "
               "and pay little: select them with their number keys (1-8), then press Enter to "
               "set them aside, or press Enter with nothing selected to keep your hand.\n\n"
-              "h shows a hint at any time, ? the rules, q quits (the game is saved)."),
+              "Enter closes this note. Then, at any time, h shows a hint, ? the rules, and q "
+              "quits (the game is saved)."),
            lambda table, _hinted: table.state.stage is Stage.MULLIGAN),
     Lesson("place", N_("Phase 1: building rows"),
            N_("Each turn you either place tiles or exchange them. You place tiles of one "

@@ -295,3 +295,35 @@ def test_a_redis_that_never_answers_holds_up_no_move() -> None:
                 one._client = real
 
     asyncio.run(scenario())
+
+
+def test_a_subscriber_while_redis_reconnects_waits_not_and_is_subscribed() -> None:
+    """A hello while the pub/sub connection was being made again waited for it (3 s on a
+    Redis that does not answer): it returns at once now, and the reconnection subscribes
+    its table too, so the notices of that table reach it afterwards."""
+    need_redis()
+
+    async def scenario() -> None:
+        async with broadcasters() as (one, two):
+            await one._drop()  # the connection is lost; its reader makes it again, but
+            connects = one.connects
+
+            async def slowly() -> None:  # here the reconnection holds the lock a second
+                async with one._lock:
+                    await asyncio.sleep(1.0)
+
+            task = asyncio.get_running_loop().create_task(slowly())
+            await asyncio.sleep(0.1)
+            began = time.monotonic()
+            async with one.subscribe("t9") as sub:
+                assert time.monotonic() - began < 0.5
+                await task
+                deadline = time.monotonic() + 10
+                while one.connects == connects and time.monotonic() < deadline:
+                    await asyncio.sleep(0.05)
+                assert one.channel("t9") in one.channels()
+                await asyncio.wait_for(sub.wait(), 5)  # the wake-all after reconnecting
+                await two.publish("t9", 7)
+                assert await asyncio.wait_for(sub.wait(), 5) == 7
+
+    asyncio.run(scenario())

@@ -302,16 +302,19 @@ class RedisBroadcaster:
         """
         async with self._lock:
             pubsub = self._sub_client.pubsub()
-            tables = [self.channel(t) for t, subs in self._subscribers.items() if subs]
+            tables: set[str] = set()
             try:
-                for start in range(0, len(tables), 500):
-                    await pubsub.subscribe(*tables[start:start + 500])
+                while missing := [self.channel(t) for t, subs in self._subscribers.items()
+                                  if subs and self.channel(t) not in tables]:
+                    for start in range(0, len(missing), 500):  # (and any added meanwhile:
+                        await pubsub.subscribe(*missing[start:start + 500])  # _listen)
+                    tables.update(missing)
                 await pubsub.subscribe(self._control())
             except BaseException:
                 await pubsub.aclose()
                 raise
             self._pubsub = pubsub
-            self._channels = set(tables)
+            self._channels = tables
             self._broken = ""
             self._wake_all_on = self._control()
             self.connects += 1
@@ -420,6 +423,8 @@ class RedisBroadcaster:
         every local subscriber.
         """
         channel = self.channel(table_id)
+        if self._pubsub is None:  # down, or reconnecting (``_connect`` holds the lock for
+            return  # seconds, and subscribes this table too: it is in ``_subscribers``)
         async with self._lock:
             if self._pubsub is None:
                 return

@@ -17,8 +17,9 @@ improvement and the final constants, which go into ``PARAMS`` by hand, with the 
 into docs/bots.md. ``--evaluate`` measures one change instead: the three yardsticks
 (win rates against v1 and the shipped plan, mean score against random play) on ``--deals``
 deals each, and beside them the win rate against the greedy racer of ``examples/racer.py``
-(``racer``: the same play in-process), a plain style that is strong with two players. ``--solo`` searches the constants the plan plays by when far ahead (``solo``,
-from a lead of ``solo_lead``) for the one thing that counts there, the seat's own score:
+(``racer``: the same play in-process), a plain style that is strong with two players.
+``--solo`` searches the constants the plan plays by when far ahead (``solo``, from a lead
+of ``solo_lead``) for the one thing that counts there, the seat's own score:
 the mean score against random play, where such leads arise, from the base constants and a
 lead of 40.
 

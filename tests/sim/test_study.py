@@ -138,3 +138,14 @@ def test_the_tables_fit_80_columns() -> None:
     assert "…" not in text and max(map(len, text.splitlines())) <= 80
     for header in ("trigger", "Δmargin", "vs earliest", "quartiles", "mean score"):
         assert header in text
+
+
+def test_a_trigger_of_tiles_or_points_is_a_whole_number() -> None:
+    """``--bag 40.5`` was taken and shown as ``bag<=40.5``; the plan's turns left are an
+    estimate, and any value of them is a trigger."""
+    with pytest.raises(StudyError, match="--bag 40.5: give whole tiles in the bag, such as 40"):
+        parse_values("bag", "40.5", 2)
+    with pytest.raises(StudyError, match="--points 30.2: give whole points in the rows"):
+        parse_values("points", "30.2", 2)
+    assert parse_values("turns", "4.5", 2) == (Trigger("turns", 4.5),)
+    assert parse_values("bag", "40.0", 2) == (Trigger("bag", 40.0),)

@@ -49,6 +49,8 @@ side so the curve has its ends."""
 
 
 UNITS = {"bag": "tiles in the bag", "turns": "turns left", "points": "points in the rows"}
+WHOLE = ("bag", "points")
+"""Trigger kinds counted in whole numbers (tiles, points); the plan's turns left are not."""
 MAX_VALUE = {"bag": 132.0, "turns": 100.0, "points": 792.0}
 """The largest trigger value that means anything: the whole tile set (132 tiles), more
 turns than a game lasts, every tile's points (792)."""
@@ -183,6 +185,9 @@ def parse_values(kind: str, text: str | None, players: int) -> tuple[Trigger, ..
         if not 0 <= value <= MAX_VALUE[kind]:
             raise StudyError(f"--{kind} {part}: out of range, give {UNITS[kind]} from 0 "
                              f"to {MAX_VALUE[kind]:g}")
+        if kind in WHOLE and not value.is_integer():  # (turns left are estimates: any)
+            raise StudyError(f"--{kind} {part}: give whole {UNITS[kind]}, such as "
+                             f"{int(value)}")
         triggers.append(Trigger(kind, value))
     return tuple(dict.fromkeys(triggers))
 

@@ -9,6 +9,7 @@ stays as it is: it is the game's notation, not a sentence).
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,10 @@ from tuikit import drive, new_app, settle, text
 
 from noreturn.engine import Declare, Rules
 from noreturn.table import make_seats
-from noreturn.text.lang import set_language
+from noreturn.text.lang import _, set_language, speaking
 from noreturn.tui.app import NoReturnApp
 from noreturn.tui.plain import run_plain
-from noreturn.tui.screens import EndScreen
+from noreturn.tui.screens import RULES_TEXT, EndScreen
 
 ENGLISH = ("your turn", "Your hand", "hint:", "Record saved", "not allowed", "score now",
            "placed", "exchanged", "drew", "scored", "Game over", "the bag", "phase 2 (no")
@@ -103,3 +104,13 @@ def test_a_whole_game_in_german_with_plain_prompts(tmp_path: Path) -> None:
         assert german in shown, german
     for english in (*ENGLISH, "final scores", "your move> ", "record saved"):
         assert english not in shown, english
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_rules_dialog_breaks_no_line_again_at_80_columns(lang: str) -> None:
+    """Lines of 84 to 92 letters broke again in the 80-column dialog, each leaving a word
+    alone ("colour);", "that row."): at most 70 letters a line, markup aside."""
+    with speaking(lang):
+        text = _(RULES_TEXT)
+    lines = [re.sub(r"\[/?[a-z]+\]", "", line) for line in text.splitlines()]
+    assert len(lines) > 20 and max(map(len, lines)) <= 70

@@ -31,31 +31,38 @@ from noreturn.tui.tiles import colour_label, speak_bindings
 RULES_TEXT = N_("""\
 [b]No Return in brief[/b]
 
-132 tiles: six colours x values 1-11 x two of each. Everyone holds 8 hidden tiles.
-Before the first turn each player may set aside any tiles once and redraw (the mulligan).
+132 tiles: six colours x values 1-11 x two of each. Everyone holds 8
+hidden tiles. Before the first turn each player may set aside any
+tiles once and redraw (the mulligan).
 
 [b]Phase 1[/b] — each turn one action:
-  • [b]PLACE[/b] tiles of one colour on your row of that colour (one row per colour);
-    each tile placed must be no higher than the lowest tile already in that row.
-  • [b]EXCHANGE[/b] 1-4 tiles: they leave the game, and you draw as many.
+  • [b]PLACE[/b] tiles of one colour on your row of that colour (one
+    row per colour); each tile placed must be no higher than the
+    lowest tile already in that row.
+  • [b]EXCHANGE[/b] 1-4 tiles: they leave the game, and you draw as
+    many.
 
-[b]Declare[/b] — at the start of a turn you may switch to phase 2, for good (no return).
-The same turn goes on with a phase-2 action.
+[b]Declare[/b] — at the start of a turn you may switch to phase 2, for
+good (no return). The same turn goes on with a phase-2 action.
 
 [b]Phase 2[/b] — each turn one action:
-  • [b]SCORE[/b] the k lowest tiles of one row, paying with hand tiles of [i]one[/i] colour
-    whose values sum to at least theirs (any colour; the excess is lost).
+  • [b]SCORE[/b] the k lowest tiles of one row, paying with hand tiles
+    of [i]one[/i] colour whose values sum to at least theirs (any
+    colour; the excess is lost).
   • [b]EXCHANGE[/b] as in phase 1.
 
-After each turn you refill to 8. When the bag runs empty the round is completed.
-[b]Score[/b] = your score pile - the tiles still in your rows. Highest score wins.
+After each turn you refill to 8. When the bag runs empty the round is
+completed. [b]Score[/b] = your score pile - the tiles still in your
+rows. Highest score wins.
 
-[b]Keys[/b]: 1-9 or ←/→ and Space pick tiles · p place · e exchange · s score ·
-↑/↓ choose · Enter play · d declare · r / + / - choose the row tail to score ·
-c clear · h hint · w when to switch (declare now or wait?) · u undo · t tile tracker · l log ·
-? rules · q quit.
-The mouse works too: click tiles, a row tile to aim a score, a move, the buttons.""")
-"""The rules in brief and the keys, in Rich markup; shown through ``_()``."""
+[b]Keys[/b]: 1-9 or ←/→ and Space pick tiles · p place · e exchange ·
+s score · ↑/↓ choose · Enter play · d declare · r / + / - choose the
+row tail to score · c clear · h hint · w when to switch (declare now
+or wait?) · u undo · t tile tracker · l log · ? rules · q quit. The
+mouse works too: click tiles, a row tile to aim a score, a move, the
+buttons.""")
+"""The rules in brief and the keys, in Rich markup; shown through ``_()``. Lines of at
+most 70 letters: longer ones broke again in the 80-column dialog, a word left alone."""
 
 
 class ConfirmScreen(ModalScreen[bool]):

@@ -11,6 +11,7 @@ from random import Random
 from typing import Any
 
 import pytest
+import sqlalchemy.engine
 import sqlalchemy.exc
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -239,6 +240,21 @@ def test_a_move_written_on_a_dead_connection_stores_nothing_and_the_game_goes_on
     assert version == first + 1  # nothing of a failed call was stored
     assert move() == first + 2
     engine.dispose()
+
+
+@pytest.mark.parametrize(("url", "options"), [
+    ("postgresql://h/db", "-c lock_timeout=10000 -c idle_in_transaction_session_timeout=30000"),
+    ("postgresql://h/db?options=-csearch_path%3Dx", "-csearch_path=x -c lock_timeout=10000 "
+                                                    "-c idle_in_transaction_session_timeout=30000"),
+    ("postgresql://h/db?options=-c%20deadlock_timeout%3D2s", "-c deadlock_timeout=2s -c "
+     "lock_timeout=10000 -c idle_in_transaction_session_timeout=30000"),  # not lock_timeout
+    ("postgresql://h/db?options=-c%20lock_timeout%3D1s", "-c lock_timeout=1s -c "
+     "idle_in_transaction_session_timeout=30000"),
+    ("postgresql://h/db?options=", None),  # behind PgBouncer, which refuses options
+])
+def test_the_session_limits_join_the_urls_own_options(url: str, options: str | None) -> None:
+    args = db._connect_args(sqlalchemy.engine.make_url(url), url)
+    assert args.get("options") == options and args["connect_timeout"] == db.CONNECT_SECONDS
 
 
 @pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)

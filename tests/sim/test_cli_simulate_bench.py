@@ -88,3 +88,17 @@ def test_bench_table_for_people() -> None:
     assert "games per second" in result.output
     assert "clone" in result.output
     assert ("compiled" if compiled() else "pure Python") in result.output
+
+
+def test_players_in_the_rules_alone_are_the_players(tmp_path: Path) -> None:
+    """``--rules players=3`` without ``--players`` was refused as disagreeing with a
+    ``--players 2`` nobody typed; with ``--players 4`` it is refused, as one of the two
+    would be dropped."""
+    result = runner.invoke(app, ["simulate", "--games", "1", "--rules", "players=3",
+                                 "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    record = json.loads(next(tmp_path.glob("*.json")).read_text())
+    assert record["rules"]["players"] == 3
+    clash = runner.invoke(app, ["simulate", "--games", "1", "--players", "4", "--rules",
+                                "players=3"], env={"COLUMNS": "300"})
+    assert clash.exit_code == 2 and "players=3 disagrees with --players 4" in clash.output

@@ -122,10 +122,16 @@ def checked_png(path: Path | None) -> Path | None:
     return path
 
 
-def size_rules(players: int, text: str) -> Rules:
+def size_rules(players: int, text: str, ctx: typer.Context | None = None) -> Rules:
     """``--players`` and ``--rules`` as the engine's rules, or its error (an unknown key's
-    names the known ones) in the reader's language."""
+    names the known ones) in the reader's language. ``--rules players=3`` alone is three
+    players; against a ``--players`` given too (``ctx`` says), one that differs is refused."""
+    given = ctx is None or getattr(ctx.get_parameter_source("players"), "name", "") in (
+        "COMMANDLINE", "ENVIRONMENT")  # (by name: typer 0.29 has its own copy of click)
     try:
+        if not given and "players" in {part.partition("=")[0].strip()
+                                       for part in text.split(",")}:
+            return Rules.parse(text)
         return Rules.parse(text, players=players)
     except NoReturnError as exc:
         raise typer.BadParameter(error_text(exc), param_hint="--rules") from exc

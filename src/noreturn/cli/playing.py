@@ -64,12 +64,13 @@ def play(
     _refuse_unused(ctx, resume, hotseat)
     names = [n.strip() for n in seat_name.split(",") if n.strip()] or ["Ada"]
     specs = split_specs(bots)  # "search:time=3,shifts=-1/-2" is one bot
+    size = size_rules(players, rules, ctx)
     try:
-        make_seats(players, names, specs, hotseat)
+        make_seats(size.players, names, specs, hotseat)
     except SeatsError as exc:
         raise typer.BadParameter(str(exc), param_hint=exc.option) from exc
     raise typer.Exit(play_command(
-        size_rules(players, rules), names, specs, seed, hotseat=hotseat, color=not no_color,
+        size, names, specs, seed, hotseat=hotseat, color=not no_color,
         plain=plain, save_dir=save_dir, bot_delay=bot_delay,
         resume=_to_resume(resume, record, save_dir)))
 

@@ -30,6 +30,7 @@ class Policy(StrEnum):
 
 @app.command(rich_help_panel=RESEARCH)
 def simulate(
+    ctx: typer.Context,
     games: Annotated[int, typer.Option(min=1, help="how many games")] = 100,
     players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
     seed: Annotated[int, typer.Option(help="base seed; game i uses (seed, i)")] = 0,
@@ -42,7 +43,8 @@ def simulate(
     """Random legal play: progress bar, mean score and win rate per seat, records."""
     from noreturn.sim.commands import simulate_command  # noqa: PLC0415 - keeps startup fast
 
-    raise typer.Exit(simulate_command(size_rules(players, rules), games, seed, policy.value, out))
+    raise typer.Exit(simulate_command(size_rules(players, rules, ctx), games, seed, policy.value,
+                                      out))
 
 
 @app.command(rich_help_panel=RESEARCH)
@@ -78,6 +80,7 @@ RayAddress = Annotated[str | None, typer.Option(
 
 @app.command(rich_help_panel=RESEARCH)
 def tournament(
+    ctx: typer.Context,
     bots: Annotated[str, typer.Option(
         help="bot specs, comma-separated: random,greedy or medium,hard or "
              "search:time=1; name=NAME gives one a short name (hard:name=H, or "
@@ -112,7 +115,7 @@ def tournament(
     from noreturn.sim.tournament import Settings  # noqa: PLC0415
 
     specs = tuple(split_specs(bots))
-    settings = Settings(specs, size_rules(players, rules), games, dealing_seed(seed, specs),
+    settings = Settings(specs, size_rules(players, rules, ctx), games, dealing_seed(seed, specs),
                         backend.value, workers, address)
     raise typer.Exit(tournament_command(settings, out, records))
 
@@ -157,6 +160,7 @@ app.add_typer(study_app, name="study", rich_help_panel=RESEARCH)
 
 @study_app.command()
 def switch(
+    ctx: typer.Context,
     players: Annotated[int, typer.Option(min=2, max=4, help="players per game")] = 2,
     games: Annotated[int, typer.Option(
         min=1, max=100_000, help="games per condition (the free bot, and each trigger value); "
@@ -203,7 +207,7 @@ def switch(
                     *parse_values("points", points, players))
     except NoReturnError as exc:
         raise typer.BadParameter(str(exc)) from exc
-    settings = StudySettings(bot, size_rules(players, rules), triggers, games,
+    settings = StudySettings(bot, size_rules(players, rules, ctx), triggers, games,
                              dealing_seed(seed, [bot]), backend.value, workers, address)
     raise typer.Exit(switch_command(settings, out))
 

@@ -19,6 +19,7 @@ the migrations are checked against each other by the tests.
 from __future__ import annotations
 
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -266,19 +267,22 @@ machine vanished mid-transaction held a table's row until TCP gave up, some two 
 every other process's moves at that table waited on it."""
 
 
-def _connect_args(parsed: URL) -> dict[str, Any]:
+def _connect_args(parsed: URL, text: str = "") -> dict[str, Any]:
     """psycopg's ``connect_timeout`` unless the URL gives its own, and the session limits
-    above, added to the URL's own ``options`` (a ``search_path``, say) unless it sets them."""
+    above, added to the URL's own ``options`` (a ``search_path``, say) unless it sets them.
+    An empty ``options=`` in the URL sends none: a pooler such as PgBouncer refuses them."""
     args: dict[str, Any] = {}
     if "connect_timeout" not in parsed.query:
         args["connect_timeout"] = CONNECT_SECONDS
-    given = parsed.query.get("options", "")
-    options = [given] if isinstance(given, str) else list(given)
+    if re.search(r"[?&]options=(?:&|$)", text):  # (an empty value leaves the parsed URL)
+        return args
+    given = parsed.query.get("options")
+    options = [] if given is None else [given] if isinstance(given, str) else list(given)
     for name, seconds in (("lock_timeout", LOCK_WAIT_SECONDS),
                           ("idle_in_transaction_session_timeout", IDLE_IN_TRANSACTION_SECONDS)):
-        if name not in " ".join(options):
+        if not re.search(rf"(?:-c\s*|--){name}=", " ".join(options)):  # not deadlock_timeout
             options.append(f"-c {name}={seconds * 1000}")
-    args["options"] = " ".join(option for option in options if option)
+    args["options"] = " ".join(options)
     return args
 
 
@@ -325,7 +329,7 @@ def make_engine(url: str) -> Engine:
             # dead fails one call and SQLAlchemy then drops the whole pool's connections.
             return create_engine(text, pool_size=DB_POOL_SIZE, max_overflow=4,
                                  pool_timeout=30, pool_recycle=1800, hide_parameters=True,
-                                 connect_args=_connect_args(parsed))
+                                 connect_args=_connect_args(parsed, text))
         except ModuleNotFoundError as exc:
             raise ValueError(f"PostgreSQL needs the psycopg driver ({exc.name} is missing): "
                              "pip install 'noreturn[postgres]'") from exc

@@ -164,7 +164,7 @@ def _unfinished(console: Console, history: History) -> None:
 def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
     """Print each person's results by opponents (or ``person``'s), and plot the first
     one's margins over time; the exit code (1: no finished game in ``folder``, or the
-    plot could not be written)."""
+    plot asked for by ``plot`` could not be written)."""
     from rich.console import Console  # noqa: PLC0415 - only this command prints tables
     from rich.table import Table  # noqa: PLC0415
 
@@ -206,7 +206,7 @@ def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
     except OSError as exc:
         console.print(_("the plot could not be written to {path}: {error}; give --plot a "
                         "writable file").format(path=target, error=exc.strerror or exc))
-        return 1
+        return 1 if plot is not None else 0  # (unasked, in a read-only folder: a warning)
     return 0
 
 

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -138,9 +139,10 @@ def test_a_pipe_with_a_writer_is_read_as_it_comes() -> None:
 
     def write() -> None:
         with os.fdopen(writing, "wb") as pipe:
-            for at in range(0, len(text), 100):  # in pieces, as a slow writer would
-                pipe.write(text[at:at + 100])
+            for at in range(0, len(text), 100):  # in pieces, as a slow writer would:
+                pipe.write(text[at:at + 100])  # the reader waits for the rest
                 pipe.flush()
+                time.sleep(0.02)
 
     writer = threading.Thread(target=write)
     writer.start()

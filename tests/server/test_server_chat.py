@@ -118,12 +118,14 @@ def test_clean_chat_and_the_pace() -> None:
             clean_chat(hidden)  # direction overrides and marks, zero-width spaces
     clock = [0.0]
     pace = ChatLimiter(lambda: clock[0])
-    for _ in range(5):
+    for moment in (0.0, 1.0, 2.0, 3.0, 4.0):
+        clock[0] = moment
         pace.admit()
-    with pytest.raises(ConflictError, match="wait 2 s"):
+    clock[0] = 8.0
+    with pytest.raises(ConflictError, match="wait 2 s"):  # the first leaves the window at 10
         pace.admit()
-    clock[0] = 2.0
-    pace.admit()
+    clock[0] = 10.0
+    pace.admit()  # as the stored messages are counted: the same window, the same wait
 
 
 def test_a_seat_talks_no_faster_over_many_sockets() -> None:
@@ -170,8 +172,9 @@ def test_the_pace_holds_across_processes(db_url: str) -> None:
 @pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
 def test_a_message_is_stored_under_its_tables_lock(db_url: str) -> None:
     """Posted at once from several processes, a table's chat passed its size bound (2,005
-    of 2,000), and a reader skipped a lower id committed after a higher one: messages are
-    stored one at a time a table, so its ids are given in the order they commit."""
+    of 2,000), and a reader skipped a lower id committed after a higher one: a message is
+    stored under its table's row lock (here it waits for it), one at a time a table, so
+    its ids are given in the order they commit."""
     first, second, table_id, hashes = _two_processes(db_url)
     with second.engine.connect() as holder, holder.begin():
         # the lock a move's update of the table takes: the key share an insert of a chat

@@ -258,12 +258,8 @@ def test_games_of_bots_alone_get_a_small_share_of_the_queue_and_wait_behind_peop
         deadline = time.monotonic() + 20
         while any(map(reviewer.busy_with, bots + people)) and time.monotonic() < deadline:
             time.sleep(0.02)
-    finally:
-        reviewer.stop()
-    assert store.claimed == people + bots[:BOTS_ONLY_QUEUED]  # people's games first
-    reviewer.start()  # the share is free again once those were taken
-    try:
-        assert reviewer.offer(bots[-1], people=False)
+        assert store.claimed == people + bots[:BOTS_ONLY_QUEUED]  # people's games first
+        assert reviewer.offer(bots[-1], people=False)  # the share is free again
     finally:
         reviewer.stop()
 

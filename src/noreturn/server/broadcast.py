@@ -129,6 +129,8 @@ class BroadcastError(ValueError):
 
 PUBLISHING = 256
 """Notices waiting to be published through Redis at most (``RedisBroadcaster.publish``)."""
+CLOSE_WAIT = 1.0
+"""Seconds ``close`` waits for the notices still waiting (a restart's last moves)."""
 TABLE_CHANNEL = "table:"
 PROCESS_CHANNEL = "process:"
 SUBSCRIBE_WAIT = 5.0
@@ -216,9 +218,12 @@ class RedisBroadcaster:
         self._lock = asyncio.Lock()
         self._reader: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
-        self._publishing: set[asyncio.Task[None]] = set()
+        self._outbox: asyncio.Queue[tuple[str, int | None]] = asyncio.Queue(PUBLISHING)
+        """Notices waiting to be published, in order, by the one publisher task."""
+        self._publisher: asyncio.Task[None] | None = None
         self._broken = ""
         self._wake_all_on: str | None = None
+        self._wake_after = 0  # confirmations of the control channel still to come
         self._publish_failed = False
         self._errors: tuple[type[BaseException], ...] = (OSError,)
         self.connects = 0
@@ -278,6 +283,7 @@ class RedisBroadcaster:
                                  f"({type(exc).__name__}: {reason}): start Redis or fix "
                                  "--redis") from exc
         self._reader = asyncio.get_running_loop().create_task(self._run())
+        self._publisher = asyncio.get_running_loop().create_task(self._send())
 
     async def close(self) -> None:
         """Stop the reader and close the connections (at shutdown)."""
@@ -285,9 +291,15 @@ class RedisBroadcaster:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)
             self._reader = None
-        for task in [*self._background, *self._publishing]:
+        if self._publisher is not None:  # the last moves' notices go out first (1 s)
+            with suppress(TimeoutError):
+                await asyncio.wait_for(self._outbox.join(), CLOSE_WAIT)
+            self._publisher.cancel()
+            await asyncio.gather(self._publisher, return_exceptions=True)
+            self._publisher = None
+        for task in list(self._background):
             task.cancel()
-        await asyncio.gather(*self._background, *self._publishing, return_exceptions=True)
+        await asyncio.gather(*self._background, return_exceptions=True)
         await self._drop()
         for client in (self._client, self._sub_client):
             if client is not None:
@@ -303,20 +315,27 @@ class RedisBroadcaster:
         async with self._lock:
             pubsub = self._sub_client.pubsub()
             tables: set[str] = set()
+            controls = 0
             try:
                 while missing := [self.channel(t) for t, subs in self._subscribers.items()
                                   if subs and self.channel(t) not in tables]:
-                    for start in range(0, len(missing), 500):  # (and any added meanwhile:
-                        await pubsub.subscribe(*missing[start:start + 500])  # _listen)
+                    # (subscribers that came meanwhile, ``_listen`` returning at once: their
+                    # tables, then the control channel again, which the wake-all waits for)
+                    for start in range(0, len(missing), 500):
+                        await pubsub.subscribe(*missing[start:start + 500])
                     tables.update(missing)
-                await pubsub.subscribe(self._control())
+                    await pubsub.subscribe(self._control())
+                    controls += 1
+                if not controls:
+                    await pubsub.subscribe(self._control())
+                    controls = 1
             except BaseException:
                 await pubsub.aclose()
                 raise
             self._pubsub = pubsub
             self._channels = tables
             self._broken = ""
-            self._wake_all_on = self._control()
+            self._wake_all_on, self._wake_after = self._control(), controls
             self.connects += 1
 
     async def _drop(self) -> None:
@@ -380,6 +399,8 @@ class RedisBroadcaster:
             if event is not None:
                 event.set()
             if channel == self._wake_all_on:
+                self._wake_after -= 1
+            if channel == self._wake_all_on and self._wake_after <= 0:
                 self._wake_all_on = None
                 for subs in list(self._subscribers.values()):
                     for sub in list(subs):
@@ -467,21 +488,31 @@ class RedisBroadcaster:
     async def publish(self, table_id: str, version: int | None = None) -> None:
         """Wake ``table_id``'s local subscribers, and tell the other processes through Redis
         in the background: a Redis that accepts connections and never answers made every
-        move and bot step here wait for its timeouts, some six seconds each (notices are
-        at most once anyway; beyond ``PUBLISHING`` waiting, one is dropped)."""
+        move and bot step here wait for its timeouts, some six seconds each. One publisher
+        task sends them in order, on one connection; beyond ``PUBLISHING`` waiting, a notice
+        is dropped (notices are at most once anyway)."""
         for sub in list(self._subscribers.get(table_id, ())):
             sub.notify(version)
         if self._client is None:
             return
-        if len(self._publishing) >= PUBLISHING:
+        try:
+            self._outbox.put_nowait((table_id, version))
+        except asyncio.QueueFull:
             if not self._publish_failed:
                 log.warning("Redis at %s: %d notices wait to be published; dropping more "
                             "until it answers", _safe(self.url), PUBLISHING)
             self._publish_failed = True
-            return
-        task = asyncio.get_running_loop().create_task(self._publish(table_id, version))
-        self._publishing.add(task)
-        task.add_done_callback(self._publishing.discard)
+
+    async def _send(self) -> None:
+        """The publisher task: the waiting notices, one at a time, in order."""
+        while True:
+            table_id, version = await self._outbox.get()
+            try:
+                await self._publish(table_id, version)
+            except Exception:  # the publisher must go on (Redis's own errors are handled)
+                log.exception("publishing a notice of table %s failed", table_id)
+            finally:
+                self._outbox.task_done()
 
     async def _publish(self, table_id: str, version: int | None) -> None:
         """PUBLISH one notice (``publish``'s background part)."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 import unicodedata
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any
@@ -40,7 +40,6 @@ from noreturn.server.errors import (
     over_message,
 )
 from noreturn.server.games import utc
-from noreturn.server.limits import TokenBucket
 from noreturn.server.store import TableStore
 from noreturn.text.lang import _
 
@@ -53,8 +52,8 @@ CHAT_HISTORY = 100
 CHAT_PER_TABLE = 2000
 """The most messages a table's chat keeps taking: a bound on what one table stores."""
 CHAT_RATE = (5, 10.0)
-"""A connection may send 5 chat messages in 10 seconds (a token bucket of 5 that refills
-one every 2 s): plenty to talk, too few to flood the others' screens."""
+"""A seat may send 5 chat messages in any 10 seconds: plenty to talk, too few to flood the
+others' screens."""
 JOINER = "\u200d"
 """The zero-width joiner: the one format character a message keeps (it joins emoji)."""
 
@@ -92,11 +91,14 @@ def clean_chat(text: str) -> str:
 
 
 class ChatLimiter:
-    """One connection's chat pace (``CHAT_RATE``)."""
+    """One seat's chat pace in this process (``CHAT_RATE``: at most so many messages in any
+    window of so many seconds), before the database is touched. The stored messages are
+    counted by the same window (``_check_pace``), so that across processes the pace holds
+    and both refusals say the same wait."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
-        self.bucket = TokenBucket(CHAT_RATE[0] / CHAT_RATE[1], CHAT_RATE[0], clock())
+        self.sent: deque[float] = deque()
 
     def admit(self) -> None:
         """Count one message.
@@ -105,8 +107,11 @@ class ChatLimiter:
             ConflictError: ``rate_limited``, with how long to wait (nothing was sent).
         """
         moment = self.clock()
-        if not self.bucket.take(moment):
-            raise too_fast(self.bucket.wait(moment))
+        while self.sent and self.sent[0] <= moment - CHAT_RATE[1]:
+            self.sent.popleft()
+        if len(self.sent) >= CHAT_RATE[0]:
+            raise too_fast(max(self.sent[0] + CHAT_RATE[1] - moment, 1.0))
+        self.sent.append(moment)
 
 
 class ChatPaces:

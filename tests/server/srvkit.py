@@ -25,7 +25,7 @@ from starlette.websockets import WebSocketDisconnect
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import Action, GameState, View, make_tile, tile_code, view
 from noreturn.records import Record, replay_states
-from noreturn.server.broadcast import redis_problem
+from noreturn.server.redisnotices import redis_problem
 from noreturn.server.schemas import CreateTable, RulesIn, SeatIn
 from noreturn.server.service import TableService
 

@@ -23,14 +23,14 @@ from typer.testing import CliRunner
 from noreturn.cli import app
 from noreturn.server import create_app
 from noreturn.server.botrunner import BotRunner
-from noreturn.server.broadcast import (
+from noreturn.server.broadcast import LocalBroadcaster
+from noreturn.server.errors import stale
+from noreturn.server.redisnotices import (
     PUBLISHING,
     BroadcastError,
-    LocalBroadcaster,
     RedisBroadcaster,
     redis_problem,
 )
-from noreturn.server.errors import stale
 from noreturn.server.service import TableService
 
 

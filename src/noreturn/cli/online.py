@@ -64,9 +64,9 @@ def serve(
             listen_address,
             listening_socket,
         )
-        from noreturn.server.broadcast import BroadcastError  # noqa: PLC0415
         from noreturn.server.dbstart import shown_url  # noqa: PLC0415
         from noreturn.server.limits import WS_MAX_SIZE  # noqa: PLC0415
+        from noreturn.server.redisnotices import BroadcastError  # noqa: PLC0415
         from noreturn.server.timing import TURN_TIMES  # noqa: PLC0415
     except ImportError as exc:
         typer.echo(f"noreturn serve needs the server's packages ({exc.name} is missing): "

@@ -27,13 +27,7 @@ from fastapi.staticfiles import StaticFiles
 
 from noreturn import __version__
 from noreturn.server.botrunner import BotRunner
-from noreturn.server.broadcast import (
-    Broadcaster,
-    BroadcastError,
-    LocalBroadcaster,
-    RedisBroadcaster,
-    redis_problem,
-)
+from noreturn.server.broadcast import Broadcaster, LocalBroadcaster
 from noreturn.server.channel import PlayChannel
 from noreturn.server.db import default_db_url, url_backend
 from noreturn.server.dbfaults import UnavailableError, install_fault_handlers
@@ -57,6 +51,7 @@ from noreturn.server.limits import (
 )
 from noreturn.server.messages import encode
 from noreturn.server.people import people_routes
+from noreturn.server.redisnotices import BroadcastError, RedisBroadcaster, redis_problem
 from noreturn.server.reviewer import QUEUE_SIZE, Reviewer
 from noreturn.server.reviews import (
     PENDING,

@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from fastapi.testclient import TestClient
@@ -345,5 +345,48 @@ def test_the_last_notices_go_out_before_the_broadcaster_closes() -> None:
                 await one.publish("t8", version)
             await one.close()
             assert await asyncio.wait_for(sub.wait(), 5) == 3
+
+    asyncio.run(scenario())
+
+
+def test_a_subscriber_during_the_reconnections_control_subscription_is_subscribed() -> None:
+    """The last await of a reconnection (its control channel, the one that opens the
+    connection when no table has subscribers) is slow against a Redis that answers late;
+    a hello then returns at once, and its table must still be subscribed before the
+    reconnection ends."""
+    need_redis()
+
+    async def scenario() -> None:
+        async with broadcasters() as (one, two):
+            started = asyncio.Event()
+            made = one._sub_client.pubsub
+
+            def slow_pubsub() -> Any:
+                pubsub = made()
+                subscribe = pubsub.subscribe
+
+                async def slowly(*channels: str) -> Any:
+                    if one._control() in channels and not started.is_set():
+                        started.set()
+                        await asyncio.sleep(0.5)
+                    return await subscribe(*channels)
+
+                pubsub.subscribe = slowly
+                return pubsub
+
+            one._sub_client.pubsub = slow_pubsub
+            await one._drop()  # lost: the reader connects again, slowly
+            await asyncio.wait_for(started.wait(), 10)
+            began = time.monotonic()
+            async with one.subscribe("t7") as sub:
+                assert time.monotonic() - began < 0.3
+                deadline = time.monotonic() + 10
+                while one.channel("t7") not in one.channels() and time.monotonic() < deadline:
+                    await asyncio.sleep(0.05)
+                assert one.channel("t7") in one.channels()
+                with suppress(TimeoutError):  # the wake-all after the reconnection
+                    await asyncio.wait_for(sub.wait(), 1.0)
+                await two.publish("t7", 5)
+                assert await asyncio.wait_for(sub.wait(), 5) == 5
 
     asyncio.run(scenario())

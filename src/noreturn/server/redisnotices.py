@@ -208,18 +208,18 @@ class RedisBroadcaster:
             tables: set[str] = set()
             controls = 0
             try:
-                while missing := [self.channel(t) for t, subs in self._subscribers.items()
-                                  if subs and self.channel(t) not in tables]:
-                    # (subscribers that came meanwhile, ``_listen`` returning at once: their
-                    # tables, then the control channel again, which the wake-all waits for)
+                while True:  # the tables, then the control channel, which the wake-all
+                    # waits for; again while subscribers came meanwhile (``_listen``
+                    # returns at once while this runs): their tables, then the control
+                    missing = [self.channel(t) for t, subs in self._subscribers.items()
+                               if subs and self.channel(t) not in tables]
+                    if not missing and controls:
+                        break
                     for start in range(0, len(missing), 500):
                         await pubsub.subscribe(*missing[start:start + 500])
                     tables.update(missing)
                     await pubsub.subscribe(self._control())
                     controls += 1
-                if not controls:
-                    await pubsub.subscribe(self._control())
-                    controls = 1
             except BaseException:
                 await pubsub.aclose()
                 raise

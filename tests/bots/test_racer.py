@@ -4,30 +4,18 @@ in-process racer that ``benchmarks/tune_plan.py`` weighs the plan against."""
 
 from __future__ import annotations
 
-import importlib.util
-import shlex
 import sys
-from pathlib import Path
 from random import Random
-from types import ModuleType
 from typing import Any
 
-from noreturn.bots import Deck, make_bot, play_game
-from noreturn.bots.external import ExternalBot
+from examplekit import EXAMPLES, load, protocol_game
+
+from noreturn.bots import Deck
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import OVER, GameState, Rules, legal_actions, view
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "racer.py"
-
-
-def load(path: Path, name: str) -> ModuleType:
-    """A script as a module, so that its functions can be asked directly."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+ROOT = EXAMPLES.parent
+EXAMPLE = EXAMPLES / "racer.py"
 
 
 def a_view(phase: int, turns: int, hand: list[str],
@@ -61,12 +49,7 @@ def test_its_mulligan_gives_back_the_tiles_up_to_5() -> None:
 
 
 def test_it_plays_a_whole_legal_game_through_the_protocol() -> None:
-    rules = Rules(players=2)
-    bot = make_bot(f"external:{shlex.quote(sys.executable)} {shlex.quote(str(EXAMPLE))}")
-    assert isinstance(bot, ExternalBot)
-    with bot:
-        result = play_game(rules, [make_bot("medium"), bot], Deck(rules, 5), seed=5,
-                           keep_record=True)
+    result, bot = protocol_game(EXAMPLE)
     assert result.forfeits == [] and bot.program_name == "racer.py"
     declared = [e for e in (result.record or {})["events"] if e["type"] == "declare"]
     assert [e["player"] for e in declared].count(1) == 1

@@ -3,28 +3,20 @@ external-bot protocol. Its choices, and a whole legal game through the protocol.
 
 from __future__ import annotations
 
-import importlib.util
-import shlex
-import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from noreturn.bots import Deck, make_bot, play_game
-from noreturn.bots.external import ExternalBot
-from noreturn.engine import Rules
+from examplekit import EXAMPLES, protocol_game
+from examplekit import load as load_script
+
 from noreturn.records import check_record
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "slow_builder.py"
+EXAMPLE = EXAMPLES / "slow_builder.py"
 
 
 def load() -> ModuleType:
     """The example as a module, so that its ``choose`` can be asked directly."""
-    spec = importlib.util.spec_from_file_location("slow_builder", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(EXAMPLE, "slow_builder")
 
 
 def a_view(bag: int, rows: dict[str, list[str]] | None = None) -> dict[str, Any]:
@@ -59,12 +51,7 @@ def test_with_nothing_to_place_or_score_it_exchanges_its_lowest_tile() -> None:
 
 
 def test_it_plays_a_whole_legal_game_through_the_protocol() -> None:
-    rules = Rules(players=2)
-    bot = make_bot(f"external:{shlex.quote(sys.executable)} {shlex.quote(str(EXAMPLE))}")
-    assert isinstance(bot, ExternalBot)
-    with bot:
-        result = play_game(rules, [make_bot("medium"), bot], Deck(rules, 5), seed=5,
-                           keep_record=True)
+    result, bot = protocol_game(EXAMPLE)
     assert result.forfeits == []  # an illegal answer would have been a forfeit
     assert bot.program_name == "slow_builder.py" and result.decisions[1] > 10
     assert result.record is not None and check_record(result.record).valid

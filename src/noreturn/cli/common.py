@@ -122,12 +122,18 @@ def checked_png(path: Path | None) -> Path | None:
     return path
 
 
+def given_on_command_line(ctx: typer.Context, name: str) -> bool:
+    """Whether the option of parameter ``name`` was typed, not left at its default."""
+    # (by the source's name: typer 0.29 brings its own copy of click, whose enum is not
+    # click's)
+    return getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
+
+
 def size_rules(players: int, text: str, ctx: typer.Context | None = None) -> Rules:
     """``--players`` and ``--rules`` as the engine's rules, or its error (an unknown key's
     names the known ones) in the reader's language. ``--rules players=3`` alone is three
     players; against a ``--players`` given too (``ctx`` says), one that differs is refused."""
-    given = ctx is None or getattr(ctx.get_parameter_source("players"), "name", "") in (
-        "COMMANDLINE", "ENVIRONMENT")  # (by name: typer 0.29 has its own copy of click)
+    given = ctx is None or given_on_command_line(ctx, "players")
     try:
         if not given and "players" in {part.partition("=")[0].strip()
                                        for part in text.split(",")}:

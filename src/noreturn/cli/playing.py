@@ -14,6 +14,7 @@ from noreturn.cli.common import (
     app,
     checked_dir,
     checked_png,
+    given_on_command_line,
     size_rules,
 )
 from noreturn.engine import NoReturnError
@@ -80,8 +81,7 @@ def _refuse_unused(ctx: typer.Context, resume: bool, hotseat: bool) -> None:
     resumed game keeps its own players, bots, names, deal and rules, and at a hot seat
     every seat is a person."""
     given = [f"--{name.replace('_', '-')}" for name in ctx.params
-             if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"]
-    # (by name: typer 0.29 brings its own copy of click, whose enum is not click's)
+             if given_on_command_line(ctx, name)]
     if resume:
         unused = [option for option in given if option in (
             "--players", "--bots", "--seat-name", "--seed", "--hotseat", "--rules")]

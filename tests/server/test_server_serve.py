@@ -65,7 +65,8 @@ def test_serve_refuses_a_host_it_cannot_listen_on_before_opening_anything(
 
 def test_serve_on_a_port_in_use_says_so_before_its_banner(tmp_path: Path) -> None:
     """uvicorn bound only after the banner, which told the person to open the page of
-    whatever held the port, then ended with its "[Errno 98] address already in use"."""
+    whatever held the port, then ended with its "[Errno 98] address already in use"; then
+    the port was bound after the database was made, which left a new database file."""
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))
         holder.listen()
@@ -78,6 +79,7 @@ def test_serve_on_a_port_in_use_says_so_before_its_banner(tmp_path: Path) -> Non
            f"noreturn serve?): stop that program or give another, e.g. --port {port + 1}" \
            in said, said
     assert "open http" not in said and "Errno" not in said
+    assert not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize("option", [

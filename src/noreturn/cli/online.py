@@ -77,6 +77,10 @@ def serve(
         resolved = listen_address(host, port)
     except ListenError as exc:
         raise typer.BadParameter(str(exc), param_hint=exc.option) from None
+    try:  # bound before the database is made: a port in use is said, and no file is left
+        sock = listening_socket(host, port, resolved)
+    except ListenError as exc:
+        raise typer.BadParameter(str(exc), param_hint=exc.option) from None
     url = db or default_db_url()
     try:
         server_app = create_app(url, bot_delay=bot_delay, redis_url=redis,
@@ -89,14 +93,12 @@ def serve(
                                 review_playouts=review_playouts or None,
                                 turn_times=(*TURN_TIMES, *(extra_turn_seconds or ())))
     except BroadcastError as exc:
+        sock.close()
         raise typer.BadParameter(str(exc), param_hint="--redis") from exc
     except ValueError as exc:  # the database (dbstart.DatabaseSetupError): one line, no trace
+        sock.close()
         typer.echo(f"noreturn serve: {exc}", err=True)
         raise typer.Exit(2) from None
-    try:  # bound before the banner: a port in use is said, not a page to open
-        sock = listening_socket(host, port, resolved)
-    except ListenError as exc:
-        raise typer.BadParameter(str(exc), param_hint=exc.option) from None
     typer.echo(_("noreturn server: open http://{host}:{port}/ in a browser (database {db}"
                  "{redis}; Ctrl+C stops)").format(
         host="localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else (

@@ -145,8 +145,10 @@ def test_a_bot_without_options_says_so() -> None:
 def test_bad_bot_options_say_what_is_accepted() -> None:
     with pytest.raises(BotError, match="time="):
         make_bot("ismcts:depth=3")
-    with pytest.raises(BotError, match="not a float"):
+    with pytest.raises(BotError, match="'soon' is not a number"):
         make_bot("ismcts:time=soon")
+    with pytest.raises(BotError, match=r"'2\.5' is not a whole number"):
+        make_bot("search:iterations=2.5")
 
 
 def test_ismcts_options_set_its_budget() -> None:

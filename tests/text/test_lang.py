@@ -53,7 +53,8 @@ def extracted() -> set[object]:
         # (babel's command-line front end carries no type annotations)
         method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
     keywords = {**DEFAULT_KEYWORDS, "Refusal": (2,), "NotationError": None, "RecordError": None,
-                "RulesError": None, "ReviewError": None}
+                "RulesError": None, "ReviewError": None, "BotSpecError": None,
+                "SeatsError": None}
     found: set[object] = set()
     for _file, _line, message, _comments, context in extract_from_dir(
             str(PACKAGE), method_map, options_map, keywords=keywords):
@@ -154,10 +155,21 @@ def test_every_refusal_reads_in_english_as_the_engine_says_and_in_german_transla
         assert "red" not in german
 
 
-WORDED_SOURCES = ("records/reader.py", "table/resume.py", "engine/tiles.py",
-                  "engine/state.py", "engine/worlds.py")
-"""Where the worded errors a player may meet are raised: a record that is no record or
-cannot be resumed, rules that make no game (``--rules colors=9``)."""
+WORDED_KEYWORDS = ("NotationError", "RulesError", "RecordError", "ReviewError",
+                   "BotSpecError", "SeatsError")
+"""The worded errors a player may meet: text that does not parse, rules that make no game
+(``--rules colors=9``), a record that is no record or cannot be resumed, a review that
+cannot be made, seats or a bot spec that make no game (``play --bots foo``)."""
+
+
+def worded_templates() -> set[str]:
+    """The templates the sources raise worded errors with, found as ``pybabel extract``
+    finds them (the first argument of each ``WORDED_KEYWORDS`` call)."""
+    with (ROOT / "babel.cfg").open() as cfg:
+        method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
+    return {message for file, _l, message, _c, _x in extract_from_dir(
+        str(PACKAGE), method_map, options_map, keywords=dict.fromkeys(WORDED_KEYWORDS))
+        if file.endswith(".py") and isinstance(message, str)}  # (pages: all they mark)
 
 
 def test_every_worded_error_reads_in_english_as_raised_and_in_german_translated() -> None:
@@ -165,18 +177,16 @@ def test_every_worded_error_reads_in_english_as_raised_and_in_german_translated(
     (``RulesError``): the same template in English, another sentence in German, the JSON
     type named in German too, and the words for every JSON type are there."""
     assert set(JSON_TYPE_WORDS) == set(JSON_TYPE_NAMES.values())
-    catalog = read_po(PO.open("rb"))
-    templates = [m.id for m in catalog if m.id and any(
-        path.endswith(WORDED_SOURCES) for path, _l in m.locations)
-        and "{text}" not in m.id]  # (tiles.py's notation errors: test_actions_text.py)
-    assert len(templates) >= 40
+    templates = [template for template in worded_templates()
+                 if "{text}" not in template]  # (notation errors: test_actions_text.py)
+    assert len(templates) >= 65
     for template in templates:
         assert isinstance(template, str)
         error = WordedError(template, WORDED_PARAMS)
         assert error_text(error) == str(error) == template.format_map(WORDED_PARAMS)
         with speaking("de"):
             german = error_text(error)
-        if template != "'rules': {problem}":  # (a TypeError's words, in English)
+        if template not in ("'rules': {problem}", "{problem}"):  # (English words given)
             assert german != str(error)
         assert "a list" not in german
     with speaking("de"):
@@ -190,7 +200,9 @@ WORDED_PARAMS = {"path": Path("games/x.json"), "folder": Path("games"), "found":
                  "event": 7, "name": "'Bea'", "low": 1, "high": 6, "tiles": 12, "dealt": 16,
                  "part": "'colours'", "length": "5,000", "asked": "sample_draw",
                  "who": "seat 0 is to act", "left": 3, "bag": 4, "weight": 0.0, "value": 3,
-                 "other": 4}
+                 "other": 4, "spec": "'search:x=1'", "meaning":
+                 "standard errors", "names": "Ada, Ada", "players": 3, "code": "E1",
+                 "events": 9000, "most": 5000}
 
 
 def test_rules_that_make_no_game_are_refused_in_the_players_language() -> None:
@@ -203,6 +215,24 @@ def test_rules_that_make_no_game_are_refused_in_the_players_language() -> None:
     assert "unknown key 'colours'" in said["en"] and "unbekannter Schlüssel" in said["de"]
     for words in said.values():
         assert "hand_size, max_value, players" in words
+
+
+@pytest.mark.parametrize(("args", "english", "german"), [
+    (["--bots", "foo"], "no bot named 'foo'", "kein Bot namens 'foo'"),
+    (["--bots", "easy,medium"], "2 bots for one bot seat", "2 Bots für einen Bot-Platz"),
+    (["--bots", "search:time=0"], "give seconds of CPU a decision from 0.001",
+     "gib CPU-Sekunden je Entscheidung von 0.001"),
+    (["--seat-name", "Ada,Bo"], "2 names for one person", "2 Namen für eine Person")])
+def test_seats_and_bot_specs_are_refused_in_the_players_language(
+        args: list[str], english: str, german: str) -> None:
+    """``play --lang de --bots foo`` said "Fehler:" and then English words: the seats' and
+    the bot specs' refusals are worded errors now, said in the player's language."""
+    runner = CliRunner()
+    said = {lang: " ".join(runner.invoke(app, ["--lang", lang, "play", *args])
+                           .output.replace("│", " ").split())
+            for lang in ("en", "de")}
+    assert english in said["en"], said["en"]
+    assert german in said["de"] and english not in said["de"], said["de"]
 
 
 def test_a_refusal_names_the_colour_in_german() -> None:

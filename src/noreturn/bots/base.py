@@ -13,13 +13,18 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import Protocol, runtime_checkable
+from typing import NoReturn, Protocol, runtime_checkable
 
-from noreturn.engine import Action, NoReturnError, View
+from noreturn.engine import Action, NoReturnError, View, WordedError
 
 
 class BotError(NoReturnError):
     """A bot failed to decide (crashed, hung, answered garbage or an illegal action)."""
+
+
+class BotSpecError(WordedError, BotError):
+    """A bot spec that makes no bot (no such name, an option it does not take or a value
+    out of range): worded, since a player meets it on ``play --bots`` in their language."""
 
 
 @runtime_checkable
@@ -143,15 +148,17 @@ def make_bot(spec: str) -> Bot:
     spec, display = split_name(spec)
     level, colon, _ = spec.partition(":")
     if level in LEVELS and colon:
-        raise BotError(f"the level {level!r} takes no options but name=: it stands for "
-                       f"{LEVELS[level]!r}; write that spec with the options you want "
-                       "instead (docs/bots.md lists each bot's options)")
+        raise BotSpecError("the level {name} takes no options but name=: it stands for "
+                           "{spec}; write that spec with the options you want instead "
+                           "(docs/bots.md lists each bot's options)",
+                           {"name": repr(level), "spec": repr(LEVELS[level])})
     spec = LEVELS.get(spec, spec)
     name, _, options = spec.partition(":")
     name = CURRENT.get(name, name)
     if name not in _REGISTRY:
         known = ", ".join(sorted(bot_names()))
-        raise BotError(f"no bot named {name!r}: choose one of {known}")
+        raise BotSpecError("no bot named {name}: choose one of {keys}",
+                           {"name": repr(name), "keys": known})
     bot = _REGISTRY[name](options)
     if display is not None:
         bot.name = display
@@ -182,10 +189,12 @@ def split_name(spec: str) -> tuple[str, str | None]:
     if not named:
         return spec, None
     if len(named) > 1:
-        raise BotError(f"bot {spec!r}: give one name=, not {len(named)}")
+        raise BotSpecError("bot {spec}: give one name=, not {count}",
+                           {"spec": repr(spec), "count": len(named)})
     if not DISPLAY_NAME.fullmatch(named[0]):
-        raise BotError(f"bot {spec!r}: name={named[0]!r} must be 1 to 24 letters, digits, "
-                       "spaces or . + # ( ) ' - _")
+        raise BotSpecError("bot {spec}: name={name} must be 1 to 24 letters, digits, "
+                           "spaces or . + # ( ) ' - _",
+                           {"spec": repr(spec), "name": repr(named[0])})
     rest = ",".join(p for p in parts if not p.strip().startswith(NAME_OPTION)).strip()
     return (f"{bot}:{rest}" if rest else bot), named[0]
 
@@ -239,15 +248,25 @@ def parse_options(text: str, allowed: dict[str, type]) -> dict[str, float | int 
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, sep, raw = part.partition("=")
         if not sep or key not in allowed:
-            accepted = ", ".join(f"{k}=..." for k in allowed)
-            raise BotError(f"bot option {part!r}: use {accepted}" if accepted else
-                           f"bot option {part!r}: this bot takes no options but name=")
+            _refuse_option(part, allowed)
         try:
             options[key] = allowed[key](raw)
         except ValueError as exc:
-            kind = allowed[key].__name__
-            raise BotError(f"bot option {part!r}: {raw!r} is not a {kind}") from exc
+            said = {"part": repr(part), "value": repr(raw)}
+            if allowed[key] is int:
+                raise BotSpecError("bot option {part}: {value} is not a whole number",
+                                   said) from exc
+            raise BotSpecError("bot option {part}: {value} is not a number", said) from exc
     return options
+
+
+def _refuse_option(part: str, allowed: dict[str, type]) -> NoReturn:
+    """Refuse an option ``part`` that is none of ``allowed``, naming those there are."""
+    if not allowed:
+        raise BotSpecError("bot option {part}: this bot takes no options but name=",
+                           {"part": repr(part)})
+    raise BotSpecError("bot option {part}: use {keys}",
+                       {"part": repr(part), "keys": ", ".join(f"{k}=..." for k in allowed)})
 
 
 def _load_builtin() -> None:

@@ -30,7 +30,15 @@ from dataclasses import dataclass
 from random import Random
 
 from noreturn.bots import plan
-from noreturn.bots.base import Bot, BotError, Budget, budget_of, make_bot, parse_options, register
+from noreturn.bots.base import (
+    Bot,
+    BotSpecError,
+    Budget,
+    budget_of,
+    make_bot,
+    parse_options,
+    register,
+)
 from noreturn.engine import Action, Declare, View, sample_world
 
 TRIGGER_KINDS = ("bag", "turns", "points")
@@ -55,14 +63,16 @@ class Trigger:
         """Refuse a trigger that cannot be read, with the fix in the message.
 
         Raises:
-            BotError: an unknown kind, or a negative value.
+            BotSpecError: an unknown kind, or a negative value.
         """
         if self.kind not in TRIGGER_KINDS:
-            raise BotError(f"trigger {self.kind!r}: use one of {', '.join(TRIGGER_KINDS)} "
-                           "(e.g. bag=40, turns=8, points=60)")
+            raise BotSpecError("trigger {name}: use one of {keys} (e.g. bag=40, turns=8, "
+                               "points=60)",
+                               {"name": repr(self.kind), "keys": ", ".join(TRIGGER_KINDS)})
         if not self.value >= 0:
-            raise BotError(f"trigger {self.kind}={self.value:g}: the value must be 0 or more "
-                           "(tiles in the bag, turns left or points in the rows)")
+            raise BotSpecError("trigger {key}={value}: the value must be 0 or more (tiles in "
+                               "the bag, turns left or points in the rows)",
+                               {"key": self.kind, "value": format(self.value, "g")})
 
     def holds(self, view: View) -> bool:
         """Whether the trigger holds for the seat of ``view`` now."""
@@ -156,8 +166,8 @@ def _declare_at(options: str) -> DeclareAt:
                                      "bot": str})
     inner = str(values.pop("bot", "medium"))
     if len(values) != 1:
-        raise BotError("declare-at takes one trigger: bag=X, turns=T or points=P "
-                       "(e.g. declare-at:bag=40,bot=medium)")
+        raise BotSpecError("declare-at takes one trigger: bag=X, turns=T or points=P "
+                           "(e.g. declare-at:bag=40,bot=medium)")
     [(kind, value)] = values.items()
     return DeclareAt(make_bot(inner), Trigger(kind, float(value)))
 

@@ -35,7 +35,7 @@ from random import Random
 from types import TracebackType
 from typing import Any
 
-from noreturn.bots.base import DISPLAY_NAME, BotError, register
+from noreturn.bots.base import DISPLAY_NAME, BotError, BotSpecError, register
 from noreturn.bots.process import MAX_LINE, Channel
 from noreturn.bots.viewjson import view_to_json
 from noreturn.engine import Action, NoReturnError, Rules, Stage, View, parse_action
@@ -75,19 +75,22 @@ def parse_spec(text: str) -> ExternalSpec:
     options; the first other word starts the command.
 
     Raises:
-        BotError: no command, unbalanced quotes, or a limit that is not a positive number.
+        BotSpecError: no command, unbalanced quotes, or a limit that is not a positive
+            number.
     """
     try:
         words = shlex.split(text)
     except ValueError as exc:
-        raise BotError(f"external bot {text!r}: {exc}; use {USAGE}") from exc
+        raise BotSpecError("external bot {spec}: {problem}; use {keys}",
+                           {"spec": repr(text), "problem": str(exc), "keys": USAGE}) from exc
     options: dict[str, str] = {}
     while words and words[0].partition("=")[0] in ("time", "start", "log") and "=" in words[0]:
         key, _, value = words.pop(0).partition("=")
         options[key] = value
     if not words:
-        raise BotError(f"external bot {text!r}: no command to run; use {USAGE}, "
-                       "e.g. external:python examples/random_bot.py")
+        raise BotSpecError("external bot {spec}: no command to run; use {keys}, e.g. "
+                           "external:python examples/random_bot.py",
+                           {"spec": repr(text), "keys": USAGE})
     return ExternalSpec(
         command=tuple(words),
         time_limit=_seconds(options, "time", DEFAULT_TIME),
@@ -117,8 +120,10 @@ def _seconds(options: dict[str, str], key: str, default: float) -> float:
     except ValueError:
         value = float("nan")
     if not 0 < value <= MAX_SECONDS:
-        raise BotError(f"external bot option {key}={options[key]!r}: give a positive number "
-                       f"of seconds up to {MAX_SECONDS:g}, such as time=2")
+        raise BotSpecError("external bot option {key}={value}: give a positive number of "
+                           "seconds up to {high}, such as time=2",
+                           {"key": key, "value": repr(options[key]),
+                            "high": format(MAX_SECONDS, "g")})
     return value
 
 

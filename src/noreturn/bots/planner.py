@@ -19,7 +19,7 @@ from itertools import pairwise
 from random import Random
 
 from noreturn.bots import plan
-from noreturn.bots.base import BotError, parse_options, register
+from noreturn.bots.base import BotError, BotSpecError, parse_options, register
 from noreturn.bots.switch import declare_value
 from noreturn.engine import (
     COLOUR_NAMES,
@@ -299,5 +299,6 @@ def _needed_after(state: GameState, action: Place) -> int:
 def _heuristic(options: str) -> PlanBot:
     worlds = parse_options(options, {"worlds": int}).get("worlds")
     if worlds is not None and not 0 <= int(worlds) <= MAX_WORLDS:
-        raise BotError(f"bot option worlds={worlds}: use 0 to {MAX_WORLDS} sampled worlds")
+        raise BotSpecError("bot option worlds={value}: use 0 to {high} sampled worlds",
+                           {"value": worlds, "high": MAX_WORLDS})
     return PlanBot(None if worlds is None else int(worlds))

@@ -56,7 +56,7 @@ from noreturn.bots import plan
 from noreturn.bots.base import (
     MAX_ITERATIONS,
     MAX_SECONDS,
-    BotError,
+    BotSpecError,
     Budget,
     parse_options,
     register,
@@ -72,6 +72,7 @@ from noreturn.engine import (
     sample_world,
     to_action,
 )
+from noreturn.text.lang import N_
 
 TRUST = 1.0
 """Standard errors by which a move must beat the plan's own choice, on the last round's
@@ -275,21 +276,22 @@ def _search(options: str) -> SearchBot:
     values = parse_options(options, {"time": float, "iterations": int, "win": float,
                                      "trust": float, "scale": float, "trust_near": float,
                                      "shifts": str, "infer": int, "tie": float})
-    seconds = checked(values, "time", 1.0, 1e-3, MAX_SECONDS, "seconds of CPU a decision")
+    seconds = checked(values, "time", 1.0, 1e-3, MAX_SECONDS, N_("seconds of CPU a decision"))
     iterations = int(values["iterations"]) if "iterations" in values else None
     if iterations is not None and not 1 <= iterations <= MAX_ITERATIONS:
-        raise BotError(f"bot option iterations={iterations}: sample at least 1 world and "
-                       f"at most {MAX_ITERATIONS:,}")
+        raise BotSpecError("bot option iterations={value}: sample at least 1 world and at "
+                           "most {high}",
+                           {"value": iterations, "high": format(MAX_ITERATIONS, ",")})
     return SearchBot(seconds=seconds, iterations=iterations,
-                     trust=checked(values, "trust", TRUST, 0, 100, "standard errors"),
-                     win_weight=checked(values, "win", 0.5, 0, 1, "the win's weight"),
+                     trust=checked(values, "trust", TRUST, 0, 100, N_("standard errors")),
+                     win_weight=checked(values, "win", 0.5, 0, 1, N_("the win's weight")),
                      margin_scale=checked(values, "scale", MARGIN_SCALE, 1e-3, 1e6,
-                                          "points of margin (the margin scale)"),
+                                          N_("points of margin (the margin scale)")),
                      trust_near=checked(values, "trust_near", TRUST_NEAR, 0, 100,
-                                        "standard errors"),
+                                        N_("standard errors")),
                      shifts=parse_shifts(str(values.get("shifts", ""))),
                      infer=bool(values.get("infer", 0)),
-                     tie=checked(values, "tie", 0.0, 0, 10, "thousandths of a win a point"))
+                     tie=checked(values, "tie", 0.0, 0, 10, N_("thousandths of a win a point")))
 
 
 def checked(values: Mapping[str, float | int | str], key: str, default: float, low: float,
@@ -297,12 +299,14 @@ def checked(values: Mapping[str, float | int | str], key: str, default: float, l
     """Option ``key`` (``default`` if absent) as a number from ``low`` to ``high``.
 
     Raises:
-        BotError: outside that range, or not a number at all (nan): a budget that never
+        BotSpecError: outside that range, or not a number at all (nan): a budget that never
             ends, a negative weight or trust would make a bot that never answers or plays
             against its own values."""
     number = float(values.get(key, default))
     if not low <= number <= high:
-        raise BotError(f"bot option {key}={number:g}: give {meaning} from {low:g} to {high:g}")
+        raise BotSpecError("bot option {key}={value}: give {meaning} from {low} to {high}",
+                           {"key": key, "value": format(number, "g"), "meaning": meaning,
+                            "low": format(low, "g"), "high": format(high, "g")})
     return number
 
 
@@ -314,6 +318,6 @@ def parse_shifts(text: str) -> tuple[float, ...]:
     except ValueError:
         shifts = (math.nan,)
     if not all(abs(shift) <= 30 for shift in shifts):  # nan too
-        raise BotError(f"bot option shifts={text}: use turns from -30 to 30 separated by "
-                       "'/', e.g. shifts=-1/-2")
+        raise BotSpecError("bot option shifts={value}: use turns from -30 to 30 separated by "
+                           "'/', e.g. shifts=-1/-2", {"value": text})
     return shifts

@@ -60,6 +60,7 @@ def play(
     """Play a game in the terminal (the help above is the translated one)."""
     from noreturn.bots.base import split_specs  # noqa: PLC0415
     from noreturn.table import SeatsError, make_seats  # noqa: PLC0415
+    from noreturn.text.refusals import error_text  # noqa: PLC0415
     from noreturn.tui.play import play_command  # noqa: PLC0415 - keeps startup fast
 
     _refuse_unused(ctx, resume, hotseat)
@@ -69,7 +70,7 @@ def play(
     try:
         make_seats(size.players, names, specs, hotseat)
     except SeatsError as exc:
-        raise typer.BadParameter(str(exc), param_hint=exc.option) from exc
+        raise typer.BadParameter(error_text(exc), param_hint=exc.option) from exc
     raise typer.Exit(play_command(
         size, names, specs, seed, hotseat=hotseat, color=not no_color,
         plain=plain, save_dir=save_dir, bot_delay=bot_delay,

@@ -6,11 +6,12 @@ is decided before a game exists, by the command line and the server alike.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from noreturn.bots.base import BotError, split_name
+from noreturn.bots.base import BotSpecError, split_name
+from noreturn.engine import WordedError
 from noreturn.files import data_dir
 from noreturn.records.names import name_problem
 
@@ -47,11 +48,13 @@ class Seat:
         return {"name": self.name, "kind": "bot", "policy": self.bot}
 
 
-class SeatsError(ValueError):
-    """Seats that cannot be made as asked; ``option`` is the command-line option to change."""
+class SeatsError(WordedError):
+    """Seats that cannot be made as asked; ``option`` is the command-line option to change.
+    Worded: ``play`` says it in the player's language."""
 
-    def __init__(self, message: str, option: str = "--seat-name") -> None:
-        super().__init__(message)
+    def __init__(self, template: str, params: Mapping[str, object] | None = None,
+                 option: str = "--seat-name") -> None:
+        super().__init__(template, params)
         self.option = option
 
 
@@ -73,16 +76,24 @@ def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str
     people = players if hotseat else 1
     problem = next(filter(None, map(name_problem, names)), None)
     if problem:
-        raise SeatsError(problem)
+        raise SeatsError("{problem}", {"problem": problem})
+    if len(names) > people and hotseat:
+        raise SeatsError("{count} names for {players} players: give at most {players}",
+                         {"count": len(names), "players": players})
     if len(names) > people:
-        where = f"{players} players" if hotseat else "one person against bots (or --hotseat)"
-        raise SeatsError(f"{len(names)} names for {where}: give at most {people}")
+        raise SeatsError("{count} names for one person against bots (or --hotseat): give "
+                         "at most 1", {"count": len(names)})
     if len(set(names)) < len(names):
-        raise SeatsError(f"a name is given twice in {', '.join(names)}: give each its own")
+        raise SeatsError("a name is given twice in {names}: give each its own",
+                         {"names": ", ".join(names)})
+    if not hotseat and len(bots) > players - 1 and players == 2:
+        raise SeatsError("{count} bots for one bot seat at 2 players: give at most 1, or "
+                         "more players (--players, up to 4)", {"count": len(bots)}, "--bots")
     if not hotseat and len(bots) > players - 1:
-        seats = "one bot seat" if players == 2 else f"{players - 1} bot seats"
-        raise SeatsError(f"{len(bots)} bots for {seats} at {players} players: give at most "
-                         f"{players - 1}, or more players (--players, up to 4)", "--bots")
+        raise SeatsError("{count} bots for {seats} bot seats at {players} players: give at "
+                         "most {seats}, or more players (--players, up to 4)",
+                         {"count": len(bots), "seats": players - 1, "players": players},
+                         "--bots")
     if hotseat:
         spare = [n for n in PERSON_NAMES if n not in names]
         return [Seat(names[i] if i < len(names) else spare[i - len(names)])
@@ -90,15 +101,15 @@ def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str
     specs = list(bots) or [DEFAULT_BOT]
     try:  # a spec's name= names its seat (greedy:name=Gus)
         asked = [split_name(spec)[1] for spec in specs]
-    except BotError as exc:
-        raise SeatsError(str(exc), "--bots") from exc
+    except BotSpecError as exc:
+        raise SeatsError(exc.template, exc.params, "--bots") from exc
     made = [Seat(names[0] if names else "Ada")]
     for i in range(players - 1):
         own, taken = asked[i % len(specs)], {seat.name for seat in made}
         if own is not None and own in taken:  # a bot named as another seat: refused
-            raise SeatsError(f"name={own} would name two seats (a person's name, or one spec "
-                             "cycled over two bot seats): give each seat its own name",
-                             "--bots")
+            raise SeatsError("name={name} would name two seats (a person's name, or one "
+                             "spec cycled over two bot seats): give each seat its own name",
+                             {"name": own}, "--bots")
         name = own if own is not None else next(
             (n for n in BOT_NAMES if n not in taken and n not in asked), f"Bot {i + 1}")
         made.append(Seat(name, specs[i % len(specs)]))

@@ -56,9 +56,18 @@ def error_text(error: NoReturnError) -> str:
     that does not parse, a file that is no record) translated, any other as it is."""
     if language() == "en" or not isinstance(error, WordedError):
         return str(error)
-    params = {key: _json_word(value) if key == "found" and isinstance(value, str) else value
-              for key, value in error.params.items()}
+    params = {key: _param_word(key, value) for key, value in error.params.items()}
     return _(error.template).format_map(params)
+
+
+def _param_word(key: str, value: object) -> object:
+    """A blank's value in the current language where the program chose its words: a JSON
+    type (``found``), or what a bot option means (``meaning``, marked with ``N_``)."""
+    if not isinstance(value, str):
+        return value
+    if key == "found":
+        return _json_word(value)
+    return _(value) if key == "meaning" else value
 
 
 def _json_word(value: str) -> str:

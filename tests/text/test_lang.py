@@ -7,9 +7,10 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator, Mapping
 from io import BytesIO
 from pathlib import Path
-from typing import get_args
+from typing import Any, get_args
 
 import pytest
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
@@ -47,19 +48,28 @@ MO = LOCALE_DIR / "de" / "LC_MESSAGES" / "noreturn.mo"
 BLANK = re.compile(r"\{(\w*)\}")
 
 
-def extracted() -> set[object]:
-    """Every message the sources hold now, found as ``pybabel extract`` finds them."""
+WORDED_KEYWORDS = ("NotationError", "RulesError", "RecordError", "ReviewError",
+                   "BotSpecError", "SeatsError")
+"""The worded errors a player may meet: text that does not parse, rules that make no game
+(``--rules colors=9``), a record that is no record or cannot be resumed, a review that
+cannot be made, seats or a bot spec that make no game (``play --bots foo``)."""
+
+
+def extract(keywords: Mapping[str, Any]) -> Iterator[tuple[str, str | tuple[str, ...], str | None]]:
+    """Each message of the sources as ``pybabel extract`` finds it with ``keywords``: its
+    file, its id and its context."""
     with (ROOT / "babel.cfg").open() as cfg:
         # (babel's command-line front end carries no type annotations)
         method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
-    keywords = {**DEFAULT_KEYWORDS, "Refusal": (2,), "NotationError": None, "RecordError": None,
-                "RulesError": None, "ReviewError": None, "BotSpecError": None,
-                "SeatsError": None}
-    found: set[object] = set()
-    for _file, _line, message, _comments, context in extract_from_dir(
+    for file, _line, message, _comments, context in extract_from_dir(
             str(PACKAGE), method_map, options_map, keywords=keywords):
-        found.add(catalog_key(message, context))
-    return found
+        yield file, message, context
+
+
+def extracted() -> set[object]:
+    """Every message the sources hold now, found as ``pybabel extract`` finds them."""
+    keywords = {**DEFAULT_KEYWORDS, "Refusal": (2,), **dict.fromkeys(WORDED_KEYWORDS)}
+    return {catalog_key(message, context) for _file, message, context in extract(keywords)}
 
 
 def catalog_key(message_id: str | tuple[str, ...] | list[str], context: str | None) -> object:
@@ -155,21 +165,11 @@ def test_every_refusal_reads_in_english_as_the_engine_says_and_in_german_transla
         assert "red" not in german
 
 
-WORDED_KEYWORDS = ("NotationError", "RulesError", "RecordError", "ReviewError",
-                   "BotSpecError", "SeatsError")
-"""The worded errors a player may meet: text that does not parse, rules that make no game
-(``--rules colors=9``), a record that is no record or cannot be resumed, a review that
-cannot be made, seats or a bot spec that make no game (``play --bots foo``)."""
-
-
 def worded_templates() -> set[str]:
-    """The templates the sources raise worded errors with, found as ``pybabel extract``
-    finds them (the first argument of each ``WORDED_KEYWORDS`` call)."""
-    with (ROOT / "babel.cfg").open() as cfg:
-        method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
-    return {message for file, _l, message, _c, _x in extract_from_dir(
-        str(PACKAGE), method_map, options_map, keywords=dict.fromkeys(WORDED_KEYWORDS))
-        if file.endswith(".py") and isinstance(message, str)}  # (pages: all they mark)
+    """The templates the sources raise worded errors with (the first argument of each
+    ``WORDED_KEYWORDS`` call; a page's marked words are no such call)."""
+    return {message for file, message, _context in extract(dict.fromkeys(WORDED_KEYWORDS))
+            if file.endswith(".py") and isinstance(message, str)}
 
 
 def test_every_worded_error_reads_in_english_as_raised_and_in_german_translated() -> None:

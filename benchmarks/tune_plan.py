@@ -17,7 +17,8 @@ improvement and the final constants, which go into ``PARAMS`` by hand, with the 
 into docs/bots.md. ``--evaluate`` measures one change instead: the three yardsticks
 (win rates against v1 and the shipped plan, mean score against random play) on ``--deals``
 deals each, and beside them the win rate against the greedy racer of ``examples/racer.py``
-(``racer``: the same play in-process), a plain style that is strong with two players.
+(``racer``: the script itself, asked in-process), a plain style that is strong with two
+players.
 ``--solo`` searches the constants the plan plays by when far ahead (``solo``, from a lead
 of ``solo_lead``) for the one thing that counts there, the seat's own score:
 the mean score against random play, where such leads arise, from the base constants and a
@@ -30,30 +31,26 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
 import sys
 from collections.abc import Callable
+from functools import cache
+from pathlib import Path
 from random import Random
+from types import ModuleType
 from typing import Any
 
 from noreturn.bots import Deck, plan
+from noreturn.bots.viewjson import view_to_json
 from noreturn.bots.yardsticks import policy_v1
 from noreturn.engine import (
-    MULLIGAN,
     OVER,
-    TILE_COLOUR,
-    TILE_VALUE,
     Action,
-    Declare,
-    Exchange,
     GameState,
-    Mulligan,
-    Place,
     Rules,
-    Score,
     legal_actions,
-    tiles_value,
     to_action,
-    turns_taken,
+    view,
 )
 from noreturn.sim.simulate import uniform_action
 
@@ -77,50 +74,28 @@ def v1(state: GameState, rng: Random) -> Action:
 
 RACER_BUILD = 9
 """The racer's own turns of building before it declares (``examples/racer.py``)."""
+RACER = Path(__file__).resolve().parents[1] / "examples" / "racer.py"
+
+
+@cache
+def _racer_script() -> ModuleType:
+    """``examples/racer.py`` as a module: a standalone script, so loaded by its path."""
+    spec = importlib.util.spec_from_file_location("racer_example", RACER)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {RACER}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def racer(state: GameState, _rng: Random) -> Action:
-    """``examples/racer.py`` on the game state: the tiles up to 5 back at the mulligan;
-    for nine turns the placement worth most (any steps), then the declaration, and the
-    tail worth most less a fifth of its overpay of those paid at half their value or
-    better; else the four least useful tiles exchanged. A plain style that took about a
-    quarter of its two-player games from medium (docs/bot-studies.md)."""
-    seat, legal = state.to_move, legal_actions(state)
-    hand = state.hands[seat]
-    if state.stage == MULLIGAN:
-        low = sorted(t for t in hand if TILE_VALUE[t] <= 5)
-        return next((a for a in legal if isinstance(a, Mulligan) and sorted(a.tiles) == low),
-                    Mulligan(()))
-    if state.phases[seat] == 1:
-        if turns_taken(state)[seat] >= RACER_BUILD and Declare() in legal:
-            return Declare()
-        places = [a for a in legal if isinstance(a, Place)]
-        if places:
-            return max(places, key=lambda a: tiles_value(a.tiles))
-        return _racer_junk(state, legal)
-    best, best_key = None, (0.0, 0)
-    for action in legal:
-        if isinstance(action, Score):
-            tail = sum(state.rows[seat][action.row][-action.count:])
-            paid = tiles_value(action.pay)
-            key = (tail - 0.2 * (paid - tail), -len(action.pay))
-            if tail >= 0.5 * paid and (best is None or key > best_key):
-                best, best_key = action, key
-    return best or _racer_junk(state, legal)
-
-
-def _racer_junk(state: GameState, legal: list[Action]) -> Action:
-    """The racer's exchange: of its four least useful tiles (the lowest, its strongest
-    colour's last), the most the rules allow."""
-    hand = state.hands[state.to_move]
-    sums = [0] * state.rules.colors
-    for tile in hand:
-        sums[TILE_COLOUR[tile]] += TILE_VALUE[tile]
-    strongest = max(range(len(sums)), key=sums.__getitem__)
-    pool = sorted(hand, key=lambda t: (TILE_COLOUR[t] == strongest, TILE_VALUE[t]))[:4]
-    exchanges = [a for a in legal if isinstance(a, Exchange)
-                 and all(a.tiles.count(t) <= pool.count(t) for t in a.tiles)]
-    return max(exchanges, key=lambda a: len(a.tiles)) if exchanges else legal[0]
+    """``examples/racer.py`` itself, asked in-process (no program to start) with the view
+    and the legal moves as the protocol sends them: a plain, greedy style that took about
+    a quarter of its two-player games from medium (docs/bot-studies.md)."""
+    legal = legal_actions(state)
+    texts = [str(action) for action in legal]
+    seen = view_to_json(view(state, state.to_move))
+    return legal[texts.index(_racer_script().choose(seen, texts, RACER_BUILD))]
 
 
 def play(rules: Rules, seats: list[Policy], deal: str) -> list[int]:

@@ -222,7 +222,8 @@ def test_rules_that_make_no_game_are_refused_in_the_players_language() -> None:
     (["--bots", "easy,medium"], "2 bots for one bot seat", "2 Bots für einen Bot-Platz"),
     (["--bots", "search:time=0"], "give seconds of CPU a decision from 0.001",
      "gib CPU-Sekunden je Entscheidung von 0.001"),
-    (["--seat-name", "Ada,Bo"], "2 names for one person", "2 Namen für eine Person")])
+    (["--seat-name", "Ada,Bo"], "2 names for one person", "2 Namen für eine Person"),
+    (["--seat-name", "A" * 41], "at most 40 characters", "höchstens 40 Zeichen")])
 def test_seats_and_bot_specs_are_refused_in_the_players_language(
         args: list[str], english: str, german: str) -> None:
     """``play --lang de --bots foo`` said "Fehler:" and then English words: the seats' and

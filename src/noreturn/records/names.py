@@ -5,8 +5,8 @@ anywhere. Printed as it stands, a name of escape sequences would drive the reade
 terminal (clear it, recolour it, retitle the window), and a name of a megabyte would bury
 the account. So every front end that prints a record's names shows them through
 ``shown_name``, and the names this program gives a seat keep to the same two rules:
-``noreturn play --seat-name`` through ``name_problem``, the server's seats through its own
-translated messages on ``NAME_LENGTH`` and ``has_control``.
+``noreturn play --seat-name`` and the server's seats, each with its refusals in the
+player's language, on ``NAME_LENGTH`` and ``has_control``.
 """
 
 from __future__ import annotations
@@ -27,15 +27,6 @@ def has_control(text: str) -> bool:
     return any(map(_control, text))
 
 
-def name_problem(name: str) -> str | None:
-    """Why ``name`` cannot be a player's name (too long, or control characters), or None."""
-    if len(name) > NAME_LENGTH:
-        return f"name {name[:NAME_LENGTH]!r}...: at most {NAME_LENGTH} characters"
-    if has_control(name):
-        return f"name {name!r}: no control characters, please"
-    return None
-
-
 def shown_name(name: object, seat: int) -> str:
     """A record's ``name`` for seat ``seat`` as safe to print: white space collapsed,
     control characters as ``?``, at most ``NAME_LENGTH`` characters (``…`` after a cut),
@@ -46,4 +37,4 @@ def shown_name(name: object, seat: int) -> str:
     return text if len(text) <= NAME_LENGTH else text[: NAME_LENGTH - 1] + "…"
 
 
-__all__ = ["NAME_LENGTH", "has_control", "name_problem", "shown_name"]
+__all__ = ["NAME_LENGTH", "has_control", "shown_name"]

@@ -13,7 +13,7 @@ from pathlib import Path
 from noreturn.bots.base import BotSpecError, split_name
 from noreturn.engine import WordedError
 from noreturn.files import data_dir
-from noreturn.records.names import name_problem
+from noreturn.records.names import NAME_LENGTH, has_control
 
 BOT_NAMES = ("Bea", "Cy", "Dot", "Eve")
 PERSON_NAMES = ("Ada", "Bo", "Cleo", "Dan")
@@ -70,13 +70,15 @@ def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str
 
     Raises:
         SeatsError: too many names or bots, a name twice (a bot's ``name=`` too), or a
-            name too long or with control characters (``name_problem``); the message says
-            what to change.
+            name too long or with control characters; the message says what to change.
     """
     people = players if hotseat else 1
-    problem = next(filter(None, map(name_problem, names)), None)
-    if problem:
-        raise SeatsError("{problem}", {"problem": problem})
+    for name in names:  # (the server's own rules for a seat's name, in its words)
+        if len(name) > NAME_LENGTH:
+            raise SeatsError("name {name}...: at most {most} characters",
+                             {"name": repr(name[:NAME_LENGTH]), "most": NAME_LENGTH})
+        if has_control(name):
+            raise SeatsError("name {name}: no control characters, please", {"name": repr(name)})
     if len(names) > people and hotseat:
         raise SeatsError("{count} names for {players} players: give at most {players}",
                          {"count": len(names), "players": players})

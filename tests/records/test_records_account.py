@@ -41,7 +41,7 @@ def test_full_account_of_a_small_game() -> None:
         "  P0 drew O4 O3 O2",
         "Turn 3: P0",
         "  P0 declared phase 2 (no return)",
-        "  P0 scored 3 tiles of the R row (R4 R3 R1 = 8), paying O4 O3 O2",
+        "  P0 scored 3 tiles of the red row (R4 R3 R1 = 8), paying O4 O3 O2",
         "    P1's hand: R4 O1",
         "Game over after 6 turns. Score = score pile - rows:",
         "  P0: 8 - 0 = 8, rank 1",

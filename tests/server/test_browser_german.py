@@ -55,6 +55,23 @@ def test_a_whole_game_in_german_in_the_browser(
     assert errors == []
 
 
+def test_the_lobby_names_levels_rules_and_the_page_in_german(
+        server: ServerThread, browser: Any) -> None:
+    """The lobby said "easy" and "medium" for the bots (its seat menu said "leicht"), the
+    changed rules by their API keys ("max value 6") and the page's title in English."""
+    page, errors = new_page(browser, locale="de-DE", viewport={"width": 390, "height": 844})
+    create_in_lobby(page, server.base, rules={"max_value": "6"})
+    assert page.title() == "No Return · Lobby"
+    levels = page.locator("#timeout-level option").all_inner_texts()
+    assert levels == ["leicht", "mittel", "schwer"], levels
+    page.goto(server.base + "/")
+    seats = page.locator("#tables .table-seats").first
+    sync_api.expect(seats).to_contain_text("(Bot, leicht)")
+    listed = page.locator("#tables").inner_text()
+    assert "Höchster Wert 6" in listed and "max value" not in listed, listed
+    assert errors == []
+
+
 def test_the_language_switch_is_remembered_across_pages(
         server: ServerThread, browser: Any) -> None:
     page, errors = new_page(browser, locale="en-GB", viewport={"width": 375, "height": 740})

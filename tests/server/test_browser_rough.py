@@ -52,8 +52,8 @@ def test_every_tile_code_of_a_log_line_becomes_a_tile(lobby_page: Any) -> None:
     found = run_js(lobby_page, """
         const out = [];
         for (const line of [
-            "Ada scored 3 tiles of the R row (R6 R5 R4 = 15), paying B7 B5 B3",
-            "Ada scored 1 tile of the R row (R6 = 6), paying R5",
+            "Ada scored 3 tiles of the red row (R6 R5 R4 = 15), paying B7 B5 B3",
+            "Ada scored 1 tile of the red row (R6 = 6), paying R5",
             "(R6 [R5][R4] = 15)",
             "Bea placed O9 O8 and drew 2"]) {
           const li = document.createElement('li');
@@ -64,8 +64,8 @@ def test_every_tile_code_of_a_log_line_becomes_a_tile(lobby_page: Any) -> None:
         }
         return out;""")
     assert found[0] == [["R6", "R5", "R4", "B7", "B5", "B3"],
-                        "Ada scored 3 tiles of the R row (   = 15), paying   "]
-    assert found[1] == [["R6", "R5"], "Ada scored 1 tile of the R row ( = 6), paying "]
+                        "Ada scored 3 tiles of the red row (   = 15), paying   "]
+    assert found[1] == [["R6", "R5"], "Ada scored 1 tile of the red row ( = 6), paying "]
     assert found[2] == [["R6", "R5", "R4"], "( [][] = 15)"]
     assert found[3] == [["O9", "O8"], "Bea placed   and drew 2"]
 

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 import noreturn
 from noreturn.cli import Lang, app
 from noreturn.engine import RULE_CODES, NoReturnError, Refusal, WordedError
-from noreturn.records.reader import JSON_TYPE_NAMES
+from noreturn.records.reader import JSON_PROBLEMS, JSON_TYPE_NAMES, RecordError, parse_record
 from noreturn.text.lang import (
     DEFAULT,
     LANGUAGES,
@@ -234,6 +234,20 @@ def test_seats_and_bot_specs_are_refused_in_the_players_language(
             for lang in ("en", "de")}
     assert english in said["en"], said["en"]
     assert german in said["de"] and english not in said["de"], said["de"]
+
+
+@pytest.mark.parametrize("text", ["", '{"a" 1}', '[1 2]', "{a: 1}", '"abc', '"a\x01"',
+                                  '"\\q"', '"\\u12"', "{} x", "[1,]"])
+def test_a_text_that_is_no_json_is_said_in_the_readers_language(text: str) -> None:
+    """Python's own words for what is wrong with JSON were spliced into the German sentence
+    (and "Invalid control character at" read "at at line 1"): each is in the catalog."""
+    with pytest.raises(RecordError) as caught:
+        parse_record(text)
+    problem = str(caught.value.params["problem"])
+    assert problem in JSON_PROBLEMS and " at at " not in str(caught.value)
+    with speaking("de"):
+        german = error_text(caught.value)
+    assert german.startswith("kein JSON: ") and problem not in german, german
 
 
 def test_a_refusal_names_the_colour_in_german() -> None:

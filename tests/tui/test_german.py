@@ -13,16 +13,18 @@ import re
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from textual.pilot import Pilot
-from textual.widgets import Footer
+from textual.widgets import Button, Footer
 from tuikit import drive, new_app, settle, text
 
 from noreturn.engine import Declare, Rules
-from noreturn.table import make_seats
+from noreturn.table import LocalTable, make_seats
 from noreturn.text.lang import _, set_language, speaking
 from noreturn.tui.app import NoReturnApp
 from noreturn.tui.plain import run_plain
-from noreturn.tui.screens import RULES_TEXT, EndScreen
+from noreturn.tui.screens import RULES_TEXT, ConfirmScreen, EndScreen
+from noreturn.tui.widgets import MovePanel
 
 ENGLISH = ("your turn", "Your hand", "hint:", "Record saved", "not allowed", "score now",
            "placed", "exchanged", "drew", "scored", "Game over", "the bag", "phase 2 (no")
@@ -48,7 +50,8 @@ def test_a_whole_game_in_german_in_the_full_screen_game(tmp_path: Path) -> None:
             if isinstance(app.hinted, Declare):
                 await pilot.press("d")
                 seen.append(text(app, "#question"))
-                await pilot.press("y")
+                seen.append(str(app.screen.query_one("#yes", Button).label))
+                await pilot.press("j")  # "ja" (the dialog said "y" and took only y)
             else:
                 await pilot.press("enter")
             await settle(pilot)
@@ -60,7 +63,7 @@ def test_a_whole_game_in_german_in_the_full_screen_game(tmp_path: Path) -> None:
     shown = "\n".join(seen)
     for german in ("Deine Hand", "Dein Zug", "Beutel", "dein Zug (Phase 1)", "Tipp: ",
                    "In Phase 2 wechseln?", "wertete", "Spielende. Punkte = Punktestapel",
-                   "Aufzeichnung gespeichert", "Stand"):
+                   "Aufzeichnung gespeichert", "Stand", "Wechseln (j)"):
         assert german in shown, german
     for english in ENGLISH:
         assert english not in shown, english
@@ -87,6 +90,45 @@ def test_every_key_of_the_footer_shows_at_80_columns(tmp_path: Path, lang: str) 
     async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
         keys = list(app.query_one(Footer).children)
         assert len(keys) == 9 and max(key.region.right for key in keys) <= 80
+
+    drive(app, body, size=(80, 24))
+
+
+def test_j_does_not_confirm_a_declaration_in_english(tmp_path: Path) -> None:
+    """j answers yes in German only: in English a stray key must not confirm a switch
+    that cannot be taken back."""
+    set_language("en")
+    app = new_app(tmp_path)
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await settle(pilot)
+        answers: list[bool | None] = []
+        app.push_screen(ConfirmScreen("Switch to phase 2?"), answers.append)
+        await settle(pilot)
+        await pilot.press("j")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert str(app.screen.query_one("#yes", Button).label) == "Yes (y)"
+        await pilot.press("n")
+        await settle(pilot)
+        assert answers == [False]
+
+    drive(app, body)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_mulligan_line_fits_80_columns(tmp_path: Path, lang: str) -> None:
+    """"keep your whole hand (select tiles to set aside instead)  ✓ legal: Enter plays it"
+    took 87 columns (the German 92): its last words broke onto a line of their own."""
+    set_language(lang)
+    app = NoReturnApp(LocalTable(make_seats(2, ["Ada"], ["greedy"]), Rules(players=2), 3,
+                                 tmp_path), bot_delay=0)
+
+    async def body(pilot: Pilot[str], app: NoReturnApp) -> None:
+        await settle(pilot)
+        panel = app.query_one(MovePanel)
+        lines = str(panel.render()).splitlines()
+        assert lines and all(cell_len(line) <= panel.content_region.width for line in lines)
+        assert any("[m]" in line for line in lines), lines
 
     drive(app, body, size=(80, 24))
 

@@ -41,7 +41,7 @@ from noreturn.analysis.review import (
     review_record,
 )
 from noreturn.records import RecordError, read_record
-from noreturn.text.lang import N_, _
+from noreturn.text.lang import N_, _, decimal, ngettext
 from noreturn.text.narrate import in_progress
 from noreturn.text.refusals import error_text
 
@@ -180,9 +180,9 @@ def _seat_summary(seat: SeatReview) -> list[Text]:
     window = turns_text(seat.best_declare_turns) or _("none")
     return [
         Text(_("seat {seat} · {name}: accuracy {accuracy} · mean loss {loss} · luck {luck} ± "
-               "{se}").format(seat=seat.seat, name=seat.name, accuracy=f"{seat.accuracy:.0f}",
-                              loss=f"{seat.mean_loss:.1f}", luck=f"{seat.luck:+.0f}",
-                              se=f"{seat.luck_se:.0f}"), style="bold"),
+               "{se}").format(seat=seat.seat, name=seat.name, accuracy=decimal(seat.accuracy, 0),
+                              loss=decimal(seat.mean_loss), luck=decimal(seat.luck, 0, True),
+                              se=decimal(seat.luck_se, 0)), style="bold"),
         Text("  " + _("{declared}; declaring was best at own turns: {window}").format(
             declared=declared, window=window)),
         Text(f"  {labels_text(seat)}"),
@@ -200,10 +200,21 @@ def label_word(label: str) -> str:
     return _(LABEL_WORDS.get(label, label))
 
 
+LABEL_TALLIES: dict[str, Callable[[int], str]] = {
+    "best": lambda n: ngettext("{n} best move", "{n} best moves", n),
+    "good": lambda n: ngettext("{n} good move", "{n} good moves", n),
+    "inaccuracy": lambda n: ngettext("{n} inaccuracy", "{n} inaccuracies", n),
+    "mistake": lambda n: ngettext("{n} mistake", "{n} mistakes", n),
+    "blunder": lambda n: ngettext("{n} blunder", "{n} blunders", n)}
+"""How many decisions got a label, counted in words ("1 blunder", "2 beste Züge"): a
+label's word alone does not take a number in German."""
+
+
 def labels_text(seat: SeatReview) -> str:
-    """How many of the seat's decisions got each label ("3 best, 1 blunder"), the labels
-    no decision got left out, so the line reads like a tally rather than a form."""
-    counts = [f"{count} {label_word(name)}" for name, count in seat.labels().items() if count]
+    """How many of the seat's decisions got each label ("3 best moves, 1 blunder"), the
+    labels no decision got left out, so the line reads like a tally rather than a form."""
+    counts = [LABEL_TALLIES[name](count).format(n=count) if name in LABEL_TALLIES
+              else f"{count} {name}" for name, count in seat.labels().items() if count]
     return ", ".join(counts) or _("no decisions")
 
 
@@ -230,6 +241,6 @@ def _decision_table(seat: SeatReview) -> Table:
     for d in seat.decisions:
         better = "" if d.best == d.played else d.best
         turn = _("mull.") if d.kind == "mulligan" else str(d.turn)
-        table.add_row(str(d.index), turn, d.played, f"{d.played_margin:+.1f}", better,
-                      f"{d.loss:.1f}", label_word(d.label))
+        table.add_row(str(d.index), turn, d.played, decimal(d.played_margin, signed=True),
+                      better, decimal(d.loss), label_word(d.label))
     return table

@@ -18,6 +18,7 @@ from typing import Any
 
 from noreturn.engine import Rules, RulesError, WordedError, shortened
 from noreturn.records.writer import FORMAT, VERSION, Record
+from noreturn.text.lang import N_
 
 REQUIRED_KEYS = ("format", "version", "rules", "players", "start_player", "events")
 OPTIONAL_KEYS = ("meta", "result")
@@ -62,6 +63,15 @@ def saved_files(folder: Path) -> list[Path]:
     return [path for path in folder.glob("*.json") if path.is_file()]
 
 
+JSON_PROBLEMS = (N_("Expecting value"), N_("Expecting ':' delimiter"),
+                 N_("Expecting ',' delimiter"),
+                 N_("Expecting property name enclosed in double quotes"),
+                 N_("Unterminated string starting"), N_("Invalid control character"),
+                 N_("Invalid \\escape"), N_("Invalid \\uXXXX escape"), N_("Extra data"))
+"""Python's words for what is wrong with a JSON text (``JSONDecodeError.msg``, a trailing
+"at" cut), marked for the catalog: a player is told them in their language."""
+
+
 def parse_record(text: str) -> Record:
     """The record written as JSON ``text``, with its header checked (see ``check_header``).
 
@@ -74,7 +84,8 @@ def parse_record(text: str) -> Record:
         raise RecordError(
             "not JSON: {problem} at line {line} column {column}; a record is one JSON object "
             "(see docs/record-format.md)",
-            {"problem": error.msg, "line": error.lineno, "column": error.colno},
+            {"problem": error.msg.removesuffix(" at"),  # ("... character at at line 1")
+             "line": error.lineno, "column": error.colno},
         ) from None
     except RecursionError:
         raise RecordError("not readable JSON: nested too deeply for a record") from None

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from noreturn.engine import NoReturnError
 from noreturn.records import check_record, read_record, saved_files
 from noreturn.records.names import shown_name
-from noreturn.text.lang import _, ngettext
+from noreturn.text.lang import _, decimal, ngettext
+from noreturn.text.narrate import bot_word
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,7 +35,8 @@ class PastGame:
     date: str
     person: str
     opponents: str
-    """The bot specs faced, sorted and joined by " + " ("people" when none was a bot)."""
+    """The bot specs faced, sorted and joined by " + " ("people", in the reader's language,
+    when none was a bot)."""
     players: int
     score: int
     margin: int
@@ -103,14 +105,14 @@ def _results(path: Path, record: dict[str, Any]) -> Iterable[PastGame]:
     players = record["players"]
     scores = record["result"]["scores"]
     date = str(record.get("meta", {}).get("date", ""))
-    bots = sorted(shown_name(p.get("policy", "bot"), i) for i, p in enumerate(players)
-                  if p.get("kind") == "bot")
+    bots = sorted(bot_word(shown_name(p.get("policy", "bot"), i))
+                  for i, p in enumerate(players) if p.get("kind") == "bot")
     for seat, player in enumerate(players):
         if player.get("kind") != "human":
             continue
         best_other = max(s for i, s in enumerate(scores) if i != seat)
         yield PastGame(path, date, shown_name(player.get("name"), seat),
-                       " + ".join(bots) or "people", len(players), scores[seat],
+                       " + ".join(bots) or _("people"), len(players), scores[seat],
                        scores[seat] - best_other, scores[seat] == max(scores))
 
 
@@ -196,7 +198,7 @@ def history_command(folder: Path, person: str | None, plot: Path | None) -> int:
             table.add_column(column, justify="left" if n == 0 else "right")
         for opponents, games, wins, score, margin in history.by_opponents(name):
             table.add_row(opponents, str(games), f"{wins} ({wins / games:.0%})",
-                          f"{score:.1f}", f"{margin:+.1f}")
+                          decimal(score), decimal(margin, signed=True))
         console.print(table)
     _unfinished(console, history)
     target = plot or folder / f"history-{file_part(people[0])}.png"

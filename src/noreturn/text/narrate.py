@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from noreturn.engine import (
     COLOUR_LETTERS,
+    COLOUR_NAMES,
     EventKind,
     EventView,
     View,
@@ -22,6 +23,7 @@ from noreturn.engine import (
     tiles_value,
 )
 from noreturn.text.lang import N_, _, ngettext
+from noreturn.text.refusals import colour_word
 
 LAST_ROUND = N_("the bag is empty: this is the last round")
 """Said once, when a draw empties the bag during play (docs/rules.md, "End of the game");
@@ -33,6 +35,19 @@ _SAID: dict[EventKind, str] = {
     EventKind.PASS: N_("{name} passed"),
 }
 """The kinds that need no tile to be told."""
+
+
+LEVEL_WORDS = {"easy": N_("easy"), "medium": N_("medium"), "hard": N_("hard"),
+               "expert": N_("expert")}
+"""The bot levels' own words (the specs name them in English; the browser's are the same
+catalog entries)."""
+
+
+def bot_word(spec: str) -> str:
+    """A bot's spec as a player reads it: a level in the reader's language ("mittel"),
+    any other spec as it is."""
+    word = LEVEL_WORDS.get(spec)
+    return spec if word is None else _(word)
 
 
 def plural(count: int, word: str) -> str:
@@ -73,7 +88,7 @@ def narrate_event(name: str, seen: EventView) -> str:
         return _("{name} exchanged {tiles}").format(name=name, tiles=_hidden(seen))
     if kind is EventKind.PLACE:
         return _("{name} placed {tiles}").format(name=name, tiles=tiles_text(public.placed))
-    colour = "?" if public.colour is None else COLOUR_LETTERS[public.colour]
+    colour = "?" if public.colour is None else colour_word(COLOUR_NAMES[public.colour])
     return ngettext(
         "{name} scored {n} tile of the {colour} row ({scored} = {value}), paying {paid}",
         "{name} scored {n} tiles of the {colour} row ({scored} = {value}), paying {paid}",

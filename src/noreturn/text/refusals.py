@@ -62,12 +62,13 @@ def error_text(error: NoReturnError) -> str:
 
 def _param_word(key: str, value: object) -> object:
     """A blank's value in the current language where the program chose its words: a JSON
-    type (``found``), or what a bot option means (``meaning``, marked with ``N_``)."""
+    type (``found``), what a bot option means (``meaning``, marked with ``N_``), or another
+    check's words that the catalog holds (``problem``: Python's JSON parser's)."""
     if not isinstance(value, str):
         return value
     if key == "found":
         return _json_word(value)
-    return _(value) if key == "meaning" else value
+    return _(value) if key in ("meaning", "problem") else value
 
 
 def _json_word(value: str) -> str:

@@ -19,6 +19,7 @@ from textual.widgets import Button, Footer, Static
 from noreturn.engine import Action, View
 from noreturn.table import LocalTable
 from noreturn.text.lang import _
+from noreturn.text.narrate import bot_word
 from noreturn.tui import moves
 from noreturn.tui.advice import AdviceLine
 from noreturn.tui.moves import Candidate, Target
@@ -215,7 +216,7 @@ class TableDisplay(App[str]):
 
     def _title(self, seat: int) -> str:
         spec = self.table.seats[seat].bot
-        return self.table.names[seat] + (f" [{spec}]" if spec else "")
+        return self.table.names[seat] + (f" [{bot_word(spec)}]" if spec else "")
 
     def _draw_move(self, seen: View) -> None:
         panel = self.query_one(MovePanel)

@@ -93,7 +93,7 @@ def _judge(table: LocalTable, key: str, action: Action, label: str) -> Candidate
 
 def _mulligan_label(picked: tuple[int, ...]) -> str:
     if not picked:
-        return _("keep your whole hand (select tiles to set aside instead)")
+        return _("keep your hand (or select tiles to set aside)")
     return _("set aside {tiles} and draw {count}").format(tiles=tiles_text(picked),
                                                           count=len(picked))
 

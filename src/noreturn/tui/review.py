@@ -18,7 +18,7 @@ from textual.widgets import Button, Static
 
 from noreturn.analysis import Budget, SeatReview
 from noreturn.analysis.report import label_word, labels_text, turns_text
-from noreturn.text.lang import N_, _
+from noreturn.text.lang import N_, _, decimal
 from noreturn.tui.tiles import speak_bindings
 
 REVIEW_PLAYOUTS = 200
@@ -37,8 +37,8 @@ def summary_lines(seat: SeatReview) -> list[str]:
     window = turns_text(seat.best_declare_turns) or _("none")
     return [
         _("Accuracy {accuracy} · mean loss {loss} · luck {luck} ± {se}").format(
-            accuracy=f"{seat.accuracy:.0f}", loss=f"{seat.mean_loss:.1f}",
-            luck=f"{seat.luck:+.0f}", se=f"{seat.luck_se:.0f}"),
+            accuracy=decimal(seat.accuracy, 0), loss=decimal(seat.mean_loss),
+            luck=decimal(seat.luck, 0, True), se=decimal(seat.luck_se, 0)),
         _("Switch window: {declared}; declaring was best at own turns: {window}").format(
             declared=declared, window=window),
     ]

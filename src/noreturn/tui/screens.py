@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -24,7 +25,7 @@ from textual.worker import get_current_worker
 from noreturn.analysis import Budget, SeatReview, StoppedError, review_record
 from noreturn.engine import Rules, make_tile
 from noreturn.records import parse_record
-from noreturn.text.lang import N_, _, ngettext
+from noreturn.text.lang import N_, _, ngettext, pgettext
 from noreturn.tui.review import REVIEW_PLAYOUTS, ReviewScreen
 from noreturn.tui.tiles import colour_label, speak_bindings
 
@@ -68,10 +69,10 @@ most 70 letters: longer ones broke again in the 80-column dialog, a word left al
 class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question; answers True for yes.
 
-    y and n answer; Enter presses the button that has the focus, which is No unless
-    ``default_yes``: a question whose yes cannot be taken back (the declaration) must not
-    be answered by the Enter that played the move before it, or by a second Enter after a
-    hint that said "Enter or d"."""
+    y (and the language's own key: j for "ja") and n answer; Enter presses the button that
+    has the focus, which is No unless ``default_yes``: a question whose yes cannot be taken
+    back (the declaration) must not be answered by the Enter that played the move before
+    it, or by a second Enter after a hint that said "Enter or d"."""
 
     BINDINGS = [  # noqa: RUF012 - Textual's declared class attribute
         Binding("y", "answer(True)", N_("yes")),
@@ -96,12 +97,21 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical(classes="dialog"):
             yield Static(self.question, id="question")
             with Horizontal(classes="buttons"):
-                yield Button(f"{self.yes} (y)", id="yes", variant="warning")
+                key = pgettext("answer key", "y")  # (German: j, for "ja"; y answers too)
+                yield Button(f"{self.yes} ({key})", id="yes", variant="warning")
                 yield Button(f"{self.no} (n)", id="no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """A click answers."""
         self.dismiss(event.button.id == "yes")
+
+    def on_key(self, event: events.Key) -> None:
+        """The language's own key for yes answers too (German: j); in English j does
+        nothing here, so a stray key never confirms what cannot be taken back."""
+        key = pgettext("answer key", "y")
+        if key != "y" and event.key == key:
+            event.stop()
+            self.dismiss(True)
 
     def action_answer(self, yes: bool) -> None:
         """A key answers."""

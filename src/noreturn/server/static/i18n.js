@@ -65,6 +65,21 @@ export function N_(msgid) {
   return msgid;
 }
 
+/** `x` with `digits` decimals as the page's language writes a number ("7,5" in German). */
+export function decimal(x, digits = 1) {
+  if (lang === "en") return Number(x).toFixed(digits);
+  return Number(x).toLocaleString(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false });
+}
+
+/** The bot levels' own words (the API's values are the keys). */
+const LEVEL_WORDS = { easy: N_("easy"), medium: N_("medium"), hard: N_("hard"), expert: N_("expert") };
+
+/** A bot level as a player reads it ("medium" is "mittel" in German); another spec as
+ * it is. */
+export function levelName(level) {
+  return LEVEL_WORDS[level] ? _(LEVEL_WORDS[level]) : String(level);
+}
+
 /** Switch the page's language: remembered in this browser, applied by a reload. */
 export function chooseLanguage(code) {
   try {

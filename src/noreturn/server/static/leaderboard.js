@@ -1,7 +1,7 @@
 // The leaderboard: players by rating (openskill's ordinal, mu - 3 sigma), best first.
 
 import { api } from "./api.js";
-import { _, ngettext } from "./i18n.js";
+import { _, decimal, ngettext } from "./i18n.js";
 import { playerKey } from "./player.js";
 import { h } from "./tiles.js";
 
@@ -12,7 +12,7 @@ function showError(text) {
 }
 
 function fixed(x) {
-  return Number(x).toFixed(1);
+  return decimal(x, 1);
 }
 
 /** This browser's own line, if it is on the board: its name, rating and games match. */

@@ -1,7 +1,7 @@
 // The lobby: create a table (seats, bots, rules), share its links, list the tables.
 
 import { api, forgetTable, myTables, rememberTable } from "./api.js";
-import { N_, _ } from "./i18n.js";
+import { N_, _, levelName } from "./i18n.js";
 import { h } from "./tiles.js";
 import { setupTimerChoice, timerChoice, timerSummary } from "./timerchoice.js";
 import { wireLearnButtons } from "./tutorial.js";
@@ -18,6 +18,8 @@ const NAMES = ["Ada", "Bo", "Cy", "Dot"];
 const STATUS = { lobby: N_("lobby"), playing: N_("playing"), finished: N_("finished"), closed: N_("closed"), abandoned: N_("abandoned") };
 const statusText = (status) => _(STATUS[status] ?? status);
 const DEFAULT_RULES = { colors: 6, max_value: 11, copies: 2, hand_size: 8, exchange_limit: 4 };
+/** The size parameters as the create form names them (the API's keys are the keys). */
+const RULE_WORDS = { colors: N_("Colours"), max_value: N_("Highest value"), copies: N_("Copies of each tile"), hand_size: N_("Hand size"), exchange_limit: N_("Exchange limit") };
 
 let seats = [
   { kind: "human", name: "Ada", level: "medium" },
@@ -65,7 +67,7 @@ function rulesFromForm() {
   for (const key of Object.keys(DEFAULT_RULES)) {
     const raw = form.elements[key].value.trim();
     const value = Number(raw);
-    if (!/^\d+$/.test(raw)) throw new Error(_("Rules: {name} must be a whole number (default {value}).", { name: key.replace("_", " "), value: DEFAULT_RULES[key] }));
+    if (!/^\d+$/.test(raw)) throw new Error(_("Rules: {name} must be a whole number (default {value}).", { name: _(RULE_WORDS[key]), value: DEFAULT_RULES[key] }));
     rules[key] = value;
     if (value !== DEFAULT_RULES[key]) changed = true;
   }
@@ -112,7 +114,7 @@ async function create(ev) {
 
 function linkLine(label, link, open) {
   const url = absolute(link);
-  const input = h("input", { type: "text", readonly: true, value: url, "aria-label": `${label}: link`,
+  const input = h("input", { type: "text", readonly: true, value: url, "aria-label": _("{label}: link", { label }),
     class: "link-field", onfocus: (ev) => ev.target.select() });
   const copy = h("button", { type: "button", "aria-label": _("Copy the link of {label}", { label }),
     onclick: async () => {
@@ -145,14 +147,14 @@ function showCreated(entry) {
 
 // ------------------------------------------------------------------- lists
 function seatSummary(t) {
-  return t.seats.map((s) => (s.kind === "bot" ? _("{name} (bot, {level})", { name: s.name, level: s.level })
+  return t.seats.map((s) => (s.kind === "bot" ? _("{name} (bot, {level})", { name: s.name, level: levelName(s.level) })
     : `${s.name}${t.status === "lobby" ? (s.joined ? " ✓" : ` (${_("open")})`) : ""}`)).join(" · ");
 }
 
 function rulesSummary(rules) {
   if (!rules) return "";
   const diff = Object.entries(DEFAULT_RULES).filter(([k, v]) => rules[k] !== undefined && rules[k] !== v);
-  return diff.length ? diff.map(([k]) => `${k.replace("_", " ")} ${rules[k]}`).join(", ") : "";
+  return diff.map(([k]) => `${_(RULE_WORDS[k])} ${rules[k]}`).join(", ");
 }
 
 // Tables whose game will not go on: finished, closed by their creator, or abandoned (idle).

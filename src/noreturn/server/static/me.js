@@ -1,7 +1,7 @@
 // My games: this browser's player key, its rating and its tables (no account, no password).
 
 import { api } from "./api.js";
-import { _, ngettext } from "./i18n.js";
+import { _, decimal, ngettext } from "./i18n.js";
 import { isPlayerKey, playerKey, seatTokens, usePlayerKey } from "./player.js";
 import { h } from "./tiles.js";
 
@@ -21,7 +21,7 @@ function statusWord(status) {
 }
 
 function fixed(x) {
-  return Number(x).toFixed(1);
+  return decimal(x, 1);
 }
 
 function renderRating(rating) {

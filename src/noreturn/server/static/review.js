@@ -3,7 +3,7 @@
 // window, its decisions worst first, and a chart of its expected margin over the game,
 // drawn here as inline SVG. The page never judges a move: every number is the server's.
 
-import { N_, _ } from "./i18n.js";
+import { N_, _, decimal, ngettext } from "./i18n.js";
 import { h, richText } from "./tiles.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -20,8 +20,8 @@ const LINES = [
 
 /** "+3.4", "−1.0", "0.0": a sign only on what does not round to zero. */
 function signed(x, digits = 1) {
-  const shown = Math.abs(x).toFixed(digits);
-  if (Number(shown) === 0) return shown;
+  const shown = decimal(Math.abs(x), digits);
+  if (Number(Math.abs(x).toFixed(digits)) === 0) return shown;
   return `${x > 0 ? "+" : "−"}${shown}`;
 }
 // A seat's own turns: its 10th turn is the game's 19th or 20th (the replay's numbers).
@@ -29,8 +29,16 @@ const turnText = (d) => (d.kind === "mulligan" ? _("mulligan") : _("own turn {n}
 /** A decision's label in the page's language (the review names them in English). */
 const LABELS = { best: N_("best"), good: N_("good"), inaccuracy: N_("inaccuracy"), mistake: N_("mistake"), blunder: N_("blunder") };
 const labelText = (label) => _(LABELS[label] ?? label);
+/** How many decisions got a label, counted in words ("1 blunder", "2 beste Züge"). */
+const TALLIES = {
+  best: (n) => ngettext("{n} best move", "{n} best moves", n),
+  good: (n) => ngettext("{n} good move", "{n} good moves", n),
+  inaccuracy: (n) => ngettext("{n} inaccuracy", "{n} inaccuracies", n),
+  mistake: (n) => ngettext("{n} mistake", "{n} mistakes", n),
+  blunder: (n) => ngettext("{n} blunder", "{n} blunders", n),
+};
 /** The points a decision lost, signed ("−2.5", "0"). */
-const lost = (d) => (d.loss > 0 ? `−${d.loss.toFixed(1)}` : "0");
+const lost = (d) => (d.loss > 0 ? `−${decimal(d.loss)}` : "0");
 /** What a draw was, in the page's language. */
 const DRAWS = { deal: N_("deal"), mulligan: N_("mulligan"), refill: N_("refill") };
 
@@ -57,7 +65,7 @@ export function turningPoints(review, seat) {
   if (worst && worst.loss > 0) {
     points.push({ kind: "loss", index: worst.index, y: worst.played_margin,
       text: _("largest loss: {loss} points at {turn} ({played}; better {best})",
-        { loss: worst.loss.toFixed(1), turn: turnText(worst), played: worst.played, best: worst.best }) });
+        { loss: decimal(worst.loss), turn: turnText(worst), played: worst.played, best: worst.best }) });
   }
   const draws = review.draws.filter((d) => d.seat === seat);
   const swing = draws.reduce((best, d) => (!best || Math.abs(d.luck) > Math.abs(best.luck) ? d : best), null);
@@ -143,15 +151,16 @@ function seatReview(review, seat, names, onJump) {
   const name = names[seat] ?? _("seat {n}", { n: seat + 1 });
   const declared = s.declared_turn === null ? _("never declared") : _("declared at own turn {n}", { n: s.declared_turn });
   const window = turnsText(s.best_declare_turns) || _("none");
-  const labels = Object.entries(s.labels).map(([label, n]) => `${n} ${labelText(label)}`).join(", ");
+  const labels = Object.entries(s.labels).filter(([, n]) => n)
+    .map(([label, n]) => (TALLIES[label] ? TALLIES[label](n) : `${n} ${label}`)).join(", ");
   const section = h("section", { class: "seat-review", dataset: { seat: String(seat) },
     "aria-labelledby": `seat-review-${seat}` });
   section.append(
     h("h3", { id: `seat-review-${seat}`, text: name }),
     h("p", { class: "review-facts" },
-      h("span", {}, _("accuracy") + " ", h("b", { class: "accuracy", text: s.accuracy.toFixed(0) })),
-      h("span", {}, _("mean loss") + " ", h("b", { text: s.mean_loss.toFixed(1) })),
-      h("span", {}, _("luck") + " ", h("b", { class: "luck", text: `${signed(s.luck, 0)} ± ${s.luck_se.toFixed(0)}` }))),
+      h("span", {}, _("accuracy") + " ", h("b", { class: "accuracy", text: decimal(s.accuracy, 0) })),
+      h("span", {}, _("mean loss") + " ", h("b", { text: decimal(s.mean_loss) })),
+      h("span", {}, _("luck") + " ", h("b", { class: "luck", text: `${signed(s.luck, 0)} ± ${decimal(s.luck_se, 0)}` }))),
     h("p", { class: "declare", text: _("{declared}; declaring was best at own turns: {window}", { declared, window }) }),
     h("p", { class: "muted", text: _("{n} decisions: {labels}", { n: s.decisions, labels }) }),
     h("ul", { class: "turning" }, ...turningPoints(review, seat).map((m) => h("li", { class: `turn-${m.kind}`, text: m.text }))));
@@ -164,9 +173,9 @@ function seatReview(review, seat, names, onJump) {
       onJump ? h("button", { type: "button", class: "linklike decision",
         "aria-label": d.best !== d.played
           ? _("{turn}: played {played}, better {best}, lost {loss} points, {label}; show this step",
-            { turn: turnText(d), played: d.played, best: d.best, loss: d.loss.toFixed(1), label: labelText(d.label) })
+            { turn: turnText(d), played: d.played, best: d.best, loss: decimal(d.loss), label: labelText(d.label) })
           : _("{turn}: played {played}, lost {loss} points, {label}; show this step",
-            { turn: turnText(d), played: d.played, loss: d.loss.toFixed(1), label: labelText(d.label) }),
+            { turn: turnText(d), played: d.played, loss: decimal(d.loss), label: labelText(d.label) }),
         onclick: () => onJump(d.index) }, ...line) : h("span", {}, ...line)));
   }
   section.append(h("details", { class: "decision-list", open: true },

@@ -3,7 +3,7 @@
 // every 2.5 s; then the states come over the socket.
 
 import { api } from "./api.js";
-import { _ } from "./i18n.js";
+import { _, levelName } from "./i18n.js";
 import { playerKey } from "./player.js";
 import { h } from "./tiles.js";
 import { connected, reopen } from "./tablesocket.js";
@@ -15,7 +15,7 @@ export function renderLobby() {
   if (!t) return;
   $("lobby-seats").replaceChildren(...t.seats.map((s) => h("li", { class: s.joined ? "joined" : "" },
     h("b", { text: _("Seat {n}: ", { n: s.seat + 1 }) }),
-    s.kind === "bot" ? _("{name} · bot ({level})", { name: s.name, level: s.level }) : s.name,
+    s.kind === "bot" ? _("{name} · bot ({level})", { name: s.name, level: levelName(s.level) }) : s.name,
     s.kind === "human" ? h("span", { class: `badge ${s.joined ? "ok" : "wait"}`,
       text: s.joined ? _("joined") : _("not joined yet") }) : null,
     s.seat === S.seat ? h("span", { class: "badge seat", text: _("you") }) : null)));

@@ -5,7 +5,7 @@
 // the server's clock (the welcome's `now`), so a computer whose clock is off still shows
 // the right time left.
 
-import { _, ngettext } from "./i18n.js";
+import { _, levelName, ngettext } from "./i18n.js";
 
 let offset = 0; // the server's clock minus this computer's, in ms
 let shown = null; // {el, timer, seat, names}
@@ -57,13 +57,13 @@ function render() {
   el.classList.toggle("timer-low", left < Math.min(10, timer.seconds / 4));
   if (left <= 0) {
     el.textContent = mine
-      ? _("Your time is up: a {level} bot plays this turn for you…", { level: timer.level })
-      : _("{name}'s time is up: a {level} bot plays this turn…", { name, level: timer.level });
+      ? _("Your time is up: a {level} bot plays this turn for you…", { level: levelName(timer.level) })
+      : _("{name}'s time is up: a {level} bot plays this turn…", { name, level: levelName(timer.level) });
     return;
   }
   el.textContent = mine
     ? _("Your time: {left} left (then a {level} bot plays this turn for you)",
-      { left: formatLeft(left), level: timer.level })
+      { left: formatLeft(left), level: levelName(timer.level) })
     : _("{name}'s time: {left} left", { name, left: formatLeft(left) });
 }
 

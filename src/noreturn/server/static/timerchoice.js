@@ -6,7 +6,7 @@
 // game played at once; hours per move suit a slow table played over days.
 
 import { api } from "./api.js";
-import { _ } from "./i18n.js";
+import { _, levelName } from "./i18n.js";
 import { formatTurn } from "./timer.js";
 
 const $ = (id) => document.getElementById(id);
@@ -38,7 +38,7 @@ export async function setupTimerChoice() {
   times.replaceChildren(option("", _("no timer"), true), ...offered.map((s) => option(String(s),
     s < 3600 ? _("{time} per turn", { time: formatTurn(s) })
       : _("{time} per move (slow table)", { time: formatTurn(s) }))));
-  $("timeout-level").replaceChildren(...LEVELS.map((l) => option(l, l, l === "medium")));
+  $("timeout-level").replaceChildren(...LEVELS.map((l) => option(l, levelName(l), l === "medium")));
   const sync = () => { $("timeout-level").disabled = !times.value; };
   times.addEventListener("change", sync);
   sync();
@@ -54,5 +54,5 @@ export function timerChoice() {
 /** A table's timer in the list of tables ("" without one). */
 export function timerSummary(t) {
   if (!t.timer) return "";
-  return _("timer: {time} per turn, then {level} plays", { time: formatTurn(t.timer.seconds), level: t.timer.level });
+  return _("timer: {time} per turn, then {level} plays", { time: formatTurn(t.timer.seconds), level: levelName(t.timer.level) });
 }

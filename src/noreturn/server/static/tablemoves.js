@@ -6,7 +6,7 @@
 // `legal` list or the server's `check` said yes; otherwise the server's reason is shown.
 
 import { phaseText, rowsEl, scoreWhy } from "./board.js";
-import { _ } from "./i18n.js";
+import { _, ngettext } from "./i18n.js";
 import { turnAlert } from "./notify.js";
 import {
   actionText, canonicalAction, colourName, h, richText, tileEl, tilesCount, tilesIn, valueSum,
@@ -119,7 +119,7 @@ function candidates() {
       const row = me.rows[t.row];
       const tail = row.slice(row.length - t.count);
       const base = `score ${t.row} x${t.count} pay`;
-      const aim = _("Score the last {n} of your {colour} row ({sum})", { n: t.count, colour: colourName(t.row), sum: valueSum(tail) });
+      const aim = ngettext("Score {n} tile of your {colour} row ({sum})", "Score the last {n} tiles of your {colour} row ({sum})", t.count, { colour: colourName(t.row), sum: valueSum(tail) });
       list.push(sel.length
         ? { kind: "score", text: canonicalAction(`${base} ${sel.join(" ")}`), label: _("{aim}, paying", { aim }), tiles: sel }
         : { kind: "score", text: null, label: aim,

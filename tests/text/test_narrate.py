@@ -12,8 +12,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from noreturn.bots import Deck, make_bot, play_game
 from noreturn.engine import HIDING_KINDS, MULLIGAN, EventKind, GameState, Rules, observe
-from noreturn.text.narrate import narrate_event, narrate_turn
+from noreturn.server.replay import public_replay
+from noreturn.text.narrate import narrate_event, narrate_game_over, narrate_turn
 from strategies import Played, played_events
 
 SEEDS = range(4)
@@ -68,3 +70,16 @@ def test_a_turn_line_tells_the_refill_as_a_count_to_others() -> None:
     assert re.fullmatch(rf"Ada exchanged( [ROYGBP]\d+)+ and drew( [ROYGBP]\d+){{{count}}}", mine)
     assert theirs == f"Ada exchanged {action.public.count} tile" + (
         "s" if action.public.count != 1 else "") + f" and drew {count}"
+
+
+def test_an_early_end_says_why_the_bag_is_not_empty() -> None:
+    """A game that ends with tiles in the bag (everyone in phase 2, every row empty:
+    docs/rules.md, "End of the game") said only "game over", which a newcomer took for a fault;
+    a game whose bag ran dry says no more than that."""
+    rules = Rules(players=2)
+    bots = [make_bot("declare-at:turns=99,bot=random") for _ in range(2)]
+    record = play_game(rules, bots, Deck(rules, 3), seed=3, keep_record=True).record
+    assert record is not None
+    lines = [step["log"] for step in public_replay(record)["steps"]]
+    assert "; game over before the bag is empty: every player is in phase 2" in lines[-1]
+    assert narrate_game_over(["Ada", "Bo"], [3, 1]) == "game over: Ada 3, Bo 1"

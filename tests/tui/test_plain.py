@@ -347,6 +347,20 @@ def test_plain_switch_weighs_declaring_against_waiting_in_phase_1_only(tmp_path:
     assert "switch " in HELP
 
 
+def test_declining_the_declaration_says_so_and_other_words_are_asked_again(
+        tmp_path: Path) -> None:
+    """"n" went back to the move prompt without a word, and "undo" typed at the question
+    was taken for a no."""
+    lines = iter(["", "declare", "undo", "n", "quit"])
+    out: list[str] = []
+    table = LocalTable(make_seats(2, ["Ada"], ["greedy"]), seed=5, save_dir=tmp_path)
+    with pytest.raises(QuitError):
+        PlainGame(table, lambda _: next(lines), out.append).run()
+    assert "'undo': answer y to declare, or n (or Enter) to stay in phase 1" in out
+    assert "not declared: you are still in phase 1" in out
+    assert table.state.phases[0] == 1
+
+
 def test_plain_prompts_do_not_load_textual() -> None:
     """The plain prompts live in noreturn.tui beside the Textual app, yet never load it:
     they start fast and work where Textual cannot; the app still loads on demand."""

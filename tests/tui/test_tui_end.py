@@ -70,6 +70,8 @@ def test_the_end_screen_keeps_the_final_table_in_sight(tmp_path: Path) -> None:
         assert not dialog.display and app.screen is end
         await pilot.press("v")
         assert dialog.display
+        await pilot.press("v", "escape")  # Escape brings the result back, not leave
+        assert dialog.display and app.screen is end and app.is_running
 
     drive(new_app(tmp_path, seed=2), body, size=(80, 24))
 

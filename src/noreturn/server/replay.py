@@ -52,7 +52,7 @@ def public_replay(record: Record) -> dict[str, Any]:
             lines.append(_(LAST_ROUND))
         ending = state.ending
         if state.is_over():
-            lines.append(narrate_game_over(names, state.scores()))
+            lines.append(narrate_game_over(names, state.scores(), not state.ending))
         current["view"] = view_to_json(view(state, None))
         current["hands"] = hands(state)
         current["log"] = "; ".join(lines)

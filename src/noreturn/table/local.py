@@ -443,7 +443,8 @@ class LocalTable(PersonHelp):
             self._flush()
         self._draw_all()
         if now.state.is_over():
-            self._say(Later(narrate_game_over, self.names, now.state.scores()))
+            self._say(Later(narrate_game_over, self.names, now.state.scores(),
+                            not now.state.ending))
 
     def _draw_all(self) -> None:
         """Make every draw due now from the deck (the game loop's ``draw_due``), noting

@@ -121,10 +121,14 @@ def in_progress(seat: int, draws_due: int) -> str:
     return _("in progress: player {seat} to move").format(seat=seat)
 
 
-def narrate_game_over(names: Sequence[str], scores: Sequence[int]) -> str:
-    """``game over: Ada 31, Bea 12``."""
-    return _("game over: {scores}").format(scores=", ".join(
-        f"{name} {score}" for name, score in zip(names, scores, strict=True)))
+def narrate_game_over(names: Sequence[str], scores: Sequence[int], early: bool = False) -> str:
+    """``game over: Ada 31, Bea 12``; ``early`` (tiles still in the bag), with the reason,
+    which a newcomer would otherwise take for a fault (docs/rules.md, "End of the game")."""
+    said = ", ".join(f"{name} {score}" for name, score in zip(names, scores, strict=True))
+    if early:
+        return _("game over before the bag is empty: every player is in phase 2 and every "
+                 "row is empty, so no move can change a score: {scores}").format(scores=said)
+    return _("game over: {scores}").format(scores=said)
 
 
 def render_row(colour: int, values: tuple[int, ...]) -> str:

@@ -203,8 +203,18 @@ class PlainGame:
         return None
 
     def _confirm(self) -> bool:
-        answer = self.read(_("declare phase 2? You can never place again. [y/N] "))
-        return said_yes(answer)
+        """Whether the player confirms the declaration: y declares, n or Enter does not
+        (and says so); anything else is asked again, not taken for a no (``undo`` typed
+        there was swallowed without a word)."""
+        while True:
+            answer = self.read(_("declare phase 2? You can never place again. [y/N] "))
+            if said_yes(answer):
+                return True
+            if said_no(answer):
+                self.write(_("not declared: you are still in phase 1"))
+                return False
+            self.write(_("{answer}: answer y to declare, or n (or Enter) to stay in phase "
+                         "1").format(answer=repr(answer.strip()[:40])))
 
     def _list(self, word: str) -> str:
         actions = self.table.legal_actions()
@@ -270,6 +280,12 @@ def run_plain(players: int = 2, name: str = "Ada", seed: int | None = None,
 def said_yes(answer: str) -> bool:
     """Whether a y/N question was answered yes (in English or the reader's language)."""
     return answer.strip().lower() in ("y", "yes", _("y"), _("yes"))
+
+
+def said_no(answer: str) -> bool:
+    """Whether a y/N question was answered no, Enter alone included (in English or the
+    reader's language)."""
+    return answer.strip().lower() in ("", "n", "no", _("n"), _("no"))
 
 
 def line_reader(stdin: TextIO | None, write: Callable[[str], None]) -> Callable[[str], str]:

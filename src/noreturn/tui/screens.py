@@ -343,7 +343,13 @@ class EndScreen(ModalScreen[None]):
         self.post_message(self.Again())
 
     def action_leave(self) -> None:
-        """Leave by key (a review under way is called off)."""
+        """Leave by key (a review under way is called off); with the result hidden (v),
+        the key brings it back first: Escape after v had left the game, and the review
+        and "play again" with it."""
+        dialog = self.query_one(".dialog")
+        if not dialog.display:
+            dialog.display = True
+            return
         self.workers.cancel_group(self, "review")
         self.app.exit(self.path)
 

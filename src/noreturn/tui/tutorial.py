@@ -75,10 +75,11 @@ LESSONS = (
               "clock. Every tile drawn, by anyone, brings the end nearer."),
            lambda table, hinted: isinstance(hinted, Exchange) and _phase(table) == 1),
     Lesson("clock", N_("When to switch?"),
-           N_("The game ends one round after the bag runs dry. In phase 2 you score one row "
-              "tail a turn, so your rows need several turns to score. Watch the bag in the top "
-              "line; w weighs declaring now against waiting, and the hint says how many turns "
-              "are left and how many your rows need."),
+           N_("When a draw empties the bag, the round is played to its end and the game is "
+              "over (sooner, once everyone is in phase 2 with empty rows). In phase 2 you "
+              "score one row tail a turn, so your rows need several turns to score. Watch the "
+              "bag in the top line; w weighs declaring now against waiting, and the hint says "
+              "how many turns are left and how many your rows need."),
            lambda table, _hinted: _phase(table) == 1 and _rows(table) >= 3
            and len(table.state.bag) < 75),
     Lesson("declare", N_("Declaring: no return"),

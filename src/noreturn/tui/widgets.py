@@ -101,8 +101,10 @@ class PlayerPanel(Static):
         lines = [Text(line, style="bold" if not n else "")
                  for n, line in enumerate(pack(facts, width, "  ", " · "))]
         rows = [c for c, r in enumerate(seen.rows[seat]) if r]
-        if not rows:
-            lines.append(Text("  " + _("no rows yet"), style="dim"))
+        if not rows:  # (in phase 2 no row can be started again: as the browser says it)
+            none = (_("no rows yet") if seen.phases[seat] == 1 else
+                    _("all rows scored") if seen.piles[seat] else _("no rows"))
+            lines.append(Text("  " + none, style="dim"))
         spans: list[tuple[int, int, int, int]] = []
         line, column = Text(), 0
         for colour in rows:

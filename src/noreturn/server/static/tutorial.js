@@ -79,7 +79,7 @@ const LESSONS = [
     key: "clock",
     title: () => _("When to switch?"),
     body: () => [
-      _("The game ends one round after the bag runs dry. In phase 2 you score one row tail a turn, so your rows need several turns to score."),
+      _("When a draw empties the bag, the round is played to its end and the game is over (sooner, once everyone is in phase 2 with empty rows). In phase 2 you score one row tail a turn, so your rows need several turns to score."),
       _("Watch the bag in the “{table}” box. The “{switch}” button weighs declaring now against waiting, and the suggestion says how many turns are left and how many your rows need.", labels()),
     ],
     due: (c) => inPhase(c, 1) && rowCount(c) >= 3 && c.view.bag_count < 75,

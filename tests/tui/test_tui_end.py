@@ -91,6 +91,9 @@ def test_the_end_screen_reviews_the_persons_decisions_worst_first(tmp_path: Path
         assert seat.seat == 0 and seat.decisions
         assert f"Accuracy {seat.accuracy:.0f}" in shown
         assert "Switch window: " in shown and "declaring was best at own turns: " in shown
+        # a newcomer who followed the hints saw them faulted, with no word on why
+        assert "The hint is a quick rule of thumb and this review a deeper search" in " ".join(
+            shown.split())
         worst = seat.decisions[worst_first(seat)[0]]
         assert worst.loss == max(d.loss for d in seat.decisions)
         assert f"{worst.label:<10} {worst.loss:>5.1f}  played {worst.played}" in shown

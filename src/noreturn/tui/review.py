@@ -59,6 +59,10 @@ def review_text(seat: SeatReview, budget: Budget | None = None) -> Text:
     if budget is not None:
         out.append(_("A quick look ({budget} a decision); losses are points of expected "
                      "final margin.").format(budget=budget.text()) + "\n", style="dim")
+    out.append(_("Accuracy is 100 with no loss and falls as losses grow; luck is what your "
+                 "own draws were worth against an average draw. The hint is a quick rule of "
+                 "thumb and this review a deeper search: it may fault a hinted move.") + "\n",
+               style="dim")
     out.append("\n" + _("Your decisions, worst first (points lost, the better move below):")
                + "\n", style="bold")
     for i in worst_first(seat):
@@ -67,7 +71,8 @@ def review_text(seat: SeatReview, budget: Budget | None = None) -> Text:
         out.append(f"{turn:>9}  ")
         out.append(f"{label_word(d.label):<10}",
                    style=LABEL_STYLES.get(d.label, ""))
-        out.append(f" {d.loss:>5.1f}  " + _("played {action}").format(action=d.played) + "\n")
+        out.append(f" {decimal(d.loss):>5}  " + _("played {action}").format(action=d.played)
+                   + "\n")
         if d.best != d.played:
             out.append(f"{'':>29}" + _("better {action}").format(action=d.best) + "\n",
                        style="cyan")

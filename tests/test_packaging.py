@@ -35,6 +35,53 @@ def test_engine_imports_only_the_standard_library() -> None:
     assert imported <= allowed, f"engine imports non-standard modules: {imported - allowed}"
 
 
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, at its top or inside a function (mypy reads both),
+    relative imports resolved within ``noreturn``."""
+    package = ["noreturn", *path.relative_to(ENGINE.parent).parent.parts]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found.add(module)
+            found |= {f"{module}.{alias.name}" for alias in node.names}  # (submodules)
+    return found
+
+
+def test_the_modules_mypyc_compiles_reach_no_dependency() -> None:
+    """``pip install .`` compiles setup.py's modules in an isolated build that has mypy
+    and setuptools but none of noreturn's dependencies, and mypy reads every module they
+    import, all the way down: a lazy ``import babel`` in ``noreturn.text.lang`` (imported
+    by the search) failed the quick start's install while every test passed."""
+    setup = (ENGINE.parents[2] / "setup.py").read_text(encoding="utf-8")
+    hot = ast.literal_eval(setup.split("HOT_MODULES = ", 1)[1].split("]", 1)[0] + "]")
+    src = ENGINE.parents[1]
+    todo = [src / name.removeprefix("src/") for name in hot]
+    seen: set[Path] = set()
+    outside: set[str] = set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for module in _imports(path):
+            top = module.split(".")[0]
+            if top != "noreturn":
+                if top not in sys.stdlib_module_names and top != "mypy_extensions":
+                    outside.add(f"{path.relative_to(src)}: {module}")
+                continue
+            parts = module.split(".")
+            for candidate in (src.joinpath(*parts).with_suffix(".py"),
+                              src.joinpath(*parts, "__init__.py")):
+                if candidate.exists():
+                    todo.append(candidate)
+    assert len(seen) > len(hot), "the scan followed no import"
+    assert not outside, sorted(outside)
+
+
 def test_engine_does_not_import_front_end_layers() -> None:
     for path in ENGINE.glob("*.py"):
         text = path.read_text(encoding="utf-8")

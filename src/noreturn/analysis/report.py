@@ -41,8 +41,9 @@ from noreturn.analysis.review import (
     review_record,
 )
 from noreturn.records import RecordError, read_record
-from noreturn.text.lang import N_, _, decimal, ngettext
+from noreturn.text.lang import N_, _, ngettext
 from noreturn.text.narrate import in_progress
+from noreturn.text.numbers import decimal
 from noreturn.text.refusals import error_text
 
 FORMAT = "noreturn-review"

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 from noreturn.engine import NoReturnError
 from noreturn.records import check_record, read_record, saved_files
 from noreturn.records.names import shown_name
-from noreturn.text.lang import _, decimal, ngettext
+from noreturn.text.lang import _, ngettext
 from noreturn.text.narrate import bot_word
+from noreturn.text.numbers import decimal
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -146,19 +146,6 @@ def pgettext(context: str, message: str) -> str:
     return translations(language()).pgettext(context, message)
 
 
-def decimal(value: float, digits: int = 1, signed: bool = False) -> str:
-    """``value`` with ``digits`` decimals as the current language writes a number ("7,5"
-    in German; English as Python formats it), with a ``+`` before a positive one if
-    ``signed``: Babel knows each language's separators."""
-    if language() == DEFAULT:
-        return f"{value:{'+' if signed else ''}.{digits}f}"
-    from babel.numbers import format_decimal  # noqa: PLC0415 - only other languages need it
-
-    pattern = "0." + "0" * digits if digits else "0"
-    return format_decimal(value, format=f"+{pattern};-{pattern}" if signed else pattern,
-                          locale=language())
-
-
 def N_(message: str) -> str:  # noqa: N802 - gettext's conventional name for "mark only"
     """Mark ``message`` for the catalog without translating it yet (a constant that is
     translated where it is shown)."""

@@ -18,7 +18,8 @@ from textual.widgets import Button, Static
 
 from noreturn.analysis import Budget, SeatReview
 from noreturn.analysis.report import label_word, labels_text, turns_text
-from noreturn.text.lang import N_, _, decimal
+from noreturn.text.lang import N_, _
+from noreturn.text.numbers import decimal
 from noreturn.tui.tiles import speak_bindings
 
 REVIEW_PLAYOUTS = 200

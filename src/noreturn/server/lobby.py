@@ -16,7 +16,7 @@ from typing import Any
 from noreturn.bots.base import LEVELS, BotError, bot_names, budget_of, make_bot
 from noreturn.bots.planner import SWITCH_WORLDS
 from noreturn.engine import NoReturnError, Rules
-from noreturn.records.names import NAME_LENGTH, has_control
+from noreturn.records.names import name_refusal
 from noreturn.server.auth import hash_token, new_token
 from noreturn.server.db import SeatRow, TableRow, now
 from noreturn.server.errors import OVER, BadRequestError, ConflictError, over_message
@@ -107,12 +107,10 @@ def clean_name(name: str | None, default: str) -> str:
     text = unicodedata.normalize("NFC", " ".join((name or "").split()))
     if not text:
         return default
-    if len(text) > NAME_LENGTH:
-        raise BadRequestError(_("name {name}...: at most {most} characters").format(
-            name=repr(text[:NAME_LENGTH]), most=NAME_LENGTH))
-    if has_control(text):
-        raise BadRequestError(_("name {name}: no control characters, please").format(
-            name=repr(text)))
+    refused = name_refusal(text)
+    if refused:
+        template, blanks = refused
+        raise BadRequestError(_(template).format_map(blanks))
     return text
 
 

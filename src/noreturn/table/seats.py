@@ -13,7 +13,7 @@ from pathlib import Path
 from noreturn.bots.base import BotSpecError, split_name
 from noreturn.engine import WordedError
 from noreturn.files import data_dir
-from noreturn.records.names import NAME_LENGTH, has_control
+from noreturn.records.names import name_refusal
 
 BOT_NAMES = ("Bea", "Cy", "Dot", "Eve")
 PERSON_NAMES = ("Ada", "Bo", "Cleo", "Dan")
@@ -73,12 +73,9 @@ def make_seats(players: int, names: Sequence[str] = ("Ada",), bots: Sequence[str
             name too long or with control characters; the message says what to change.
     """
     people = players if hotseat else 1
-    for name in names:  # (the server's own rules for a seat's name, in its words)
-        if len(name) > NAME_LENGTH:
-            raise SeatsError("name {name}...: at most {most} characters",
-                             {"name": repr(name[:NAME_LENGTH]), "most": NAME_LENGTH})
-        if has_control(name):
-            raise SeatsError("name {name}: no control characters, please", {"name": repr(name)})
+    refused = next(filter(None, map(name_refusal, names)), None)
+    if refused:
+        raise SeatsError(*refused)
     if len(names) > people and hotseat:
         raise SeatsError("{count} names for {players} players: give at most {players}",
                          {"count": len(names), "players": players})
